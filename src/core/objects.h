@@ -1,0 +1,149 @@
+// The Kubernetes objects Quotient reads, as plain structs in core units.
+//
+// The kube layer decodes API objects (JSON or YAML) into these and translates Kubernetes-side
+// encodings at the edge: quantities become Quantity in each resource's base unit, a queue's -1
+// becomes Bound::Unlimited(), queue memory in MB becomes bytes. Everything KAI reads from labels
+// and annotations (queue label, pod-group-name, gpu-fraction, ...) stays as strings here and is
+// interpreted by the snapshot builder, so those rules live in the core and are tested there.
+//
+// An object the decoder could read only in part still arrives, with `problems` saying what was
+// wrong (naming the field); the snapshot builder makes such an object unschedulable with that
+// reason instead of failing the run.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/quantity.h"
+#include "core/resources.h"
+
+namespace quotient::core {
+
+using Time = std::chrono::sys_seconds;
+using Labels = std::map<std::string, std::string>;  // ordered: iteration is deterministic
+
+struct ObjectMeta {
+  std::string namespace_name;  // empty for cluster-scoped objects
+  std::string name;
+  std::string uid;
+  Labels labels;
+  Labels annotations;
+  Time creation_time{};
+  bool deleting = false;  // metadata.deletionTimestamp is set
+  std::string source;     // where the object was read from ("cluster.yaml", "-"), for messages
+
+  // "ns/name", or "name" for cluster-scoped objects.
+  std::string Key() const { return namespace_name.empty() ? name : namespace_name + "/" + name; }
+};
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+};
+
+struct Toleration {
+  std::string key;
+  std::string op;  // Equal (default) or Exists
+  std::string value;
+  std::string effect;  // empty = all effects
+};
+
+struct NodeObject {
+  ObjectMeta meta;
+  ResourceVector allocatable;  // status.allocatable (capacity rounds down)
+  bool unschedulable = false;  // spec.unschedulable (cordoned)
+  bool ready = true;           // condition Ready is True (a node with no conditions counts ready)
+  // Conditions that make a node unusable when True: MemoryPressure, DiskPressure, PIDPressure,
+  // NetworkUnavailable. Sorted.
+  std::vector<std::string> bad_conditions;
+  std::vector<Taint> taints;
+  std::vector<std::string> problems;
+};
+
+enum class PodPhase { kPending, kRunning, kSucceeded, kFailed, kUnknown };
+
+struct ContainerResources {
+  std::string name;
+  ResourceVector requests;  // requests, defaulted from limits as the API server does
+  bool gpu_limit = false;   // the container sets an nvidia.com/gpu limit
+};
+
+struct PodObject {
+  ObjectMeta meta;
+  std::string scheduler_name = "default-scheduler";
+  std::string node_name;
+  std::string priority_class_name;
+  std::optional<int32_t> priority;  // spec.priority
+  PodPhase phase = PodPhase::kPending;
+  bool scheduling_gated = false;  // spec.schedulingGates is non-empty
+  std::vector<ContainerResources> containers;
+  std::vector<ContainerResources> init_containers;
+  ResourceVector overhead;  // spec.overhead
+  Labels node_selector;
+  std::vector<Toleration> tolerations;
+  std::vector<std::string> problems;
+};
+
+// One resource of a queue: quota (deserved), limit and over-quota weight, in base units.
+// Unset fields arrive as 0 (KAI: quota 0 = no guarantee, limit 0 = hard zero, weight 0 = nothing
+// beyond quota); -1 arrives as Bound::Unlimited().
+struct QueueResource {
+  Bound quota = Bound::Of(Quantity::Zero());
+  Bound limit = Bound::Of(Quantity::Zero());
+  Quantity over_quota_weight_milli;  // weight x 1000
+};
+
+struct QueueObject {
+  ObjectMeta meta;
+  std::string display_name;
+  std::string parent;               // spec.parentQueue, empty for a top-level queue
+  std::optional<int32_t> priority;  // spec.priority; KAI's default is 100
+  PerResource<QueueResource> resources;
+  bool has_resources = false;  // spec.resources is present (KAI's webhook requires it)
+  std::optional<std::chrono::seconds> preempt_min_runtime;
+  std::optional<std::chrono::seconds> reclaim_min_runtime;
+  std::vector<std::string> problems;
+};
+
+enum class Preemptibility { kUnset, kPreemptible, kNonPreemptible };
+
+struct SubGroupSpec {
+  std::string name;
+  int32_t min_member = 1;
+  std::optional<std::string> parent;
+};
+
+struct PodGroupObject {
+  ObjectMeta meta;
+  std::string queue;
+  std::string priority_class_name;
+  Preemptibility preemptibility = Preemptibility::kUnset;
+  int32_t min_member = 1;
+  std::vector<SubGroupSpec> sub_groups;
+  bool mark_unschedulable = true;
+  int32_t scheduling_backoff = -1;
+  std::vector<std::string> problems;
+};
+
+struct PriorityClassObject {
+  ObjectMeta meta;
+  int32_t value = 0;
+  bool global_default = false;
+  std::vector<std::string> problems;
+};
+
+// Everything read from the input, in input order.
+struct ClusterObjects {
+  std::vector<NodeObject> nodes;
+  std::vector<PodObject> pods;
+  std::vector<QueueObject> queues;
+  std::vector<PodGroupObject> pod_groups;
+  std::vector<PriorityClassObject> priority_classes;
+};
+
+}  // namespace quotient::core

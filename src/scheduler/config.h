@@ -1,0 +1,47 @@
+// SchedulerConfig: KAI's scheduler configuration (kai-reference §8.1) as plain data.
+//
+// The kube layer reads it from YAML (`quotient schedule --config`, and later the ConfigMap the
+// service mounts); the scheduler reads only this struct.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace quotient::scheduler {
+
+struct PluginOption {
+  std::string name;
+  std::map<std::string, std::string> arguments;
+};
+
+struct Tier {
+  std::vector<PluginOption> plugins;
+};
+
+struct SchedulerConfig {
+  // Action names in execution order.
+  std::vector<std::string> actions = DefaultActions();
+  // When empty, the built-in default plugin list applies (KAI: a file without `tiers` falls back
+  // to the defaults; a file with `tiers` replaces the whole list).
+  std::vector<Tier> tiers;
+  std::map<std::string, int> queue_depth_per_action;
+  // Quotient extension: `schedulerName` in the file, overridden by --scheduler-name.
+  std::optional<std::string> scheduler_name;
+
+  static std::vector<std::string> DefaultActions() {
+    return {"allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"};
+  }
+  // The arguments of the first plugin named `name`, or nullptr when the plugin is not configured.
+  const PluginOption* FindPlugin(const std::string& name) const {
+    for (const Tier& tier : tiers) {
+      for (const PluginOption& plugin : tier.plugins) {
+        if (plugin.name == name) return &plugin;
+      }
+    }
+    return nullptr;
+  }
+};
+
+}  // namespace quotient::scheduler
