@@ -1,0 +1,47 @@
+// The steps of BuildSnapshot, one file each; internal to the core library.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/diagnostic.h"
+#include "core/objects.h"
+#include "core/snapshot.h"
+#include "core/snapshot_builder.h"
+
+namespace quotient::core::build {
+
+// Collects warnings for one build.
+class Reporter {
+ public:
+  void Warn(const ObjectMeta& meta, std::string_view kind, std::string field, std::string message) {
+    Diagnostic d;
+    d.severity = Diagnostic::Severity::kWarning;
+    d.source = meta.source;
+    d.object = std::string(kind) + " " + meta.Key();
+    d.field = std::move(field);
+    d.message = std::move(message);
+    diagnostics.push_back(std::move(d));
+  }
+  std::vector<Diagnostic> diagnostics;
+};
+
+// queue_tree.cc: sorted queues with parents, children, and problems propagated to subtrees.
+std::vector<Queue> BuildQueues(const std::vector<QueueObject>& objects, Reporter& reporter);
+
+// nodes_and_pods.cc
+std::vector<Node> BuildNodes(const std::vector<NodeObject>& objects, const SnapshotOptions& options,
+                             Reporter& reporter);
+std::vector<Pod> BuildPods(const std::vector<PodObject>& objects, const SnapshotOptions& options,
+                           Reporter& reporter);
+
+// jobs.cc: pod groups (explicit and implicit); sets Pod::job.
+std::vector<Job> BuildJobs(const ClusterObjects& objects, const SnapshotOptions& options,
+                           const std::vector<Queue>& queues, std::vector<Pod>& pods,
+                           Reporter& reporter);
+
+// gpu_occupancy.cc: node pods, used resources and GPU devices from the pods holding resources.
+void PlacePodsOnNodes(std::vector<Node>& nodes, std::vector<Pod>& pods);
+
+}  // namespace quotient::core::build

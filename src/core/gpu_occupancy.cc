@@ -1,0 +1,85 @@
+// Where running pods sit: each node's pod list, used resources and GPU devices.
+//
+// Kubernetes does not say which device a whole-GPU pod holds, so whole-GPU pods take the
+// lowest-numbered free devices in pod-key order. Fractional pods are grouped by their GPU group
+// label (one group = one shared device). A running fractional pod without a group label gets a
+// group named after itself, so its portion is still accounted. Over-committed input (more held
+// than the node has) adds devices beyond the allocatable count rather than losing pods.
+#include <algorithm>
+#include <map>
+
+#include "core/build_steps.h"
+
+namespace quotient::core::build {
+namespace {
+
+// The portion of one device a shared pod holds on `node`.
+Quantity SharedPortion(const Pod& pod, const Node& node) {
+  if (pod.gpu.kind == GpuSharing::Kind::kFraction) return pod.gpu.portion_milli;
+  // gpu-memory: converted with the node's GPU memory; a node without the label holds a full GPU.
+  if (!node.gpu_memory_mib) return Quantity(1000);
+  return Min(Quantity(1000), MemoryToPortionMilli(pod.gpu.memory_mib, *node.gpu_memory_mib));
+}
+
+GpuDevice& TakeIdleDevice(Node& node) {
+  for (GpuDevice& d : node.gpus) {
+    if (d.state == GpuDevice::State::kIdle) return d;
+  }
+  node.gpus.emplace_back();
+  return node.gpus.back();
+}
+
+void PlaceShared(Node& node, const std::vector<Pod>& pods, const std::vector<Index>& shared_pods) {
+  // group name -> holders, ordered by group name.
+  std::map<std::string, std::vector<GpuDevice::Holder>> groups;
+  for (Index i : shared_pods) {
+    const Pod& pod = pods[static_cast<size_t>(i)];
+    std::vector<std::string> names = pod.gpu_groups;
+    for (int64_t k = static_cast<int64_t>(names.size()); k < pod.gpu.num_devices; ++k) {
+      names.push_back(pod.key + "#" + std::to_string(k));
+    }
+    for (const std::string& g : names) groups[g].push_back({i, SharedPortion(pod, node)});
+  }
+  for (auto& [name, holders] : groups) {
+    GpuDevice& d = TakeIdleDevice(node);
+    d.state = GpuDevice::State::kShared;
+    d.group = name;
+    for (const GpuDevice::Holder& h : holders) d.used_portion_milli += h.portion_milli;
+    d.holders = std::move(holders);
+  }
+}
+
+}  // namespace
+
+void PlacePodsOnNodes(std::vector<Node>& nodes, std::vector<Pod>& pods) {
+  std::map<std::string, Index> node_index;
+  for (size_t i = 0; i < nodes.size(); ++i) node_index[nodes[i].name] = static_cast<Index>(i);
+  std::vector<std::vector<Index>> shared(nodes.size());
+  std::vector<std::vector<Index>> whole(nodes.size());
+  for (size_t i = 0; i < pods.size(); ++i) {
+    Pod& pod = pods[i];
+    if (!IsActiveUsedStatus(pod.status)) continue;
+    auto found = node_index.find(pod.node_name);
+    if (found == node_index.end()) continue;
+    pod.node = found->second;
+    Node& node = nodes[static_cast<size_t>(found->second)];
+    node.pods.push_back(static_cast<Index>(i));
+    node.used += pod.request;
+    const size_t n = static_cast<size_t>(found->second);
+    if (pod.gpu.is_shared()) shared[n].push_back(static_cast<Index>(i));
+    if (pod.gpu.kind == GpuSharing::Kind::kWhole) whole[n].push_back(static_cast<Index>(i));
+  }
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    PlaceShared(nodes[n], pods, shared[n]);
+    for (Index i : whole[n]) {
+      for (int64_t k = 0; k < pods[static_cast<size_t>(i)].gpu.whole_devices; ++k) {
+        GpuDevice& d = TakeIdleDevice(nodes[n]);
+        d.state = GpuDevice::State::kWhole;
+        d.used_portion_milli = Quantity(1000);
+        d.holders.push_back({i, Quantity(1000)});
+      }
+    }
+  }
+}
+
+}  // namespace quotient::core::build

@@ -1,0 +1,257 @@
+// Pod groups: explicit PodGroups, implicit groups of one, subgroups, priority and queue.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/build_steps.h"
+
+namespace quotient::core::build {
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+struct PriorityTable {
+  std::map<std::string, int32_t> by_name;
+  std::optional<int32_t> global_default;
+
+  // KAI: the class's value; a missing or unknown class gets the global default, else 50.
+  int32_t Resolve(const std::string& class_name, const ObjectMeta& meta, std::string_view kind,
+                  Reporter& reporter) const {
+    if (!class_name.empty()) {
+      if (auto it = by_name.find(class_name); it != by_name.end()) return it->second;
+      reporter.Warn(meta, kind, "priorityClassName",
+                    "PriorityClass " + class_name + " does not exist; using the default priority");
+    }
+    return global_default.value_or(kDefaultPodGroupPriority);
+  }
+};
+
+PriorityTable BuildPriorityTable(const std::vector<PriorityClassObject>& classes) {
+  PriorityTable table;
+  for (const PriorityClassObject& c : classes) {
+    if (!c.problems.empty()) continue;
+    table.by_name.emplace(c.meta.name, c.value);
+    // Several global defaults are an API-server error; take the first by name, as sorted input.
+    if (c.global_default && !table.global_default) table.global_default = c.value;
+  }
+  return table;
+}
+
+bool PreemptibleOf(Preemptibility p, int32_t priority) {
+  if (p == Preemptibility::kPreemptible) return true;
+  if (p == Preemptibility::kNonPreemptible) return false;
+  return priority < kNonPreemptiblePriorityThreshold;
+}
+
+// The queue a job names must exist, be usable and be a leaf (only leaf queues hold jobs).
+void ResolveQueue(Job& job, const std::vector<Queue>& queues) {
+  auto it = std::lower_bound(queues.begin(), queues.end(), job.queue_name,
+                             [](const Queue& q, const std::string& n) { return q.name < n; });
+  if (job.queue_name.empty()) {
+    job.problems.push_back("QueueDoesNotExist: the pod group names no queue (spec.queue)");
+    return;
+  }
+  if (it == queues.end() || it->name != job.queue_name) {
+    job.problems.push_back("QueueDoesNotExist: queue " + job.queue_name + " does not exist");
+    return;
+  }
+  if (!it->problems.empty()) {
+    job.problems.push_back("queue " + job.queue_name + " is unusable: " + it->problems.front());
+    return;
+  }
+  if (!it->is_leaf()) {
+    job.problems.push_back("queue " + job.queue_name +
+                           " is not a leaf queue; only leaf queues hold workloads");
+    return;
+  }
+  job.queue = static_cast<Index>(it - queues.begin());
+}
+
+// Subgroups: parents lower-cased, leaves carry minimums, the root minMember is ignored when
+// subgroups exist. Duplicates, unknown parents and cycles are problems.
+void BuildSubGroups(Job& job, const std::vector<SubGroupSpec>& specs) {
+  if (specs.empty()) {
+    job.sub_groups.push_back(SubGroup{"default", std::max(job.min_member, 1), kNone, true, {}});
+    return;
+  }
+  std::map<std::string, Index> index_of;
+  for (const SubGroupSpec& s : specs) {
+    const std::string name = Lower(s.name);
+    if (index_of.count(name)) {
+      job.problems.push_back("spec.subGroups: duplicate subgroup name " + s.name);
+      continue;
+    }
+    index_of[name] = static_cast<Index>(job.sub_groups.size());
+    job.sub_groups.push_back(SubGroup{name, std::max(s.min_member, 1), kNone, true, {}});
+  }
+  for (const SubGroupSpec& s : specs) {
+    if (!s.parent || s.parent->empty()) continue;
+    auto parent = index_of.find(Lower(*s.parent));
+    if (parent == index_of.end()) {
+      job.problems.push_back("spec.subGroups: subgroup " + s.name + " names unknown parent " +
+                             *s.parent);
+      continue;
+    }
+    SubGroup& self = job.sub_groups[static_cast<size_t>(index_of[Lower(s.name)])];
+    self.parent = parent->second;
+    job.sub_groups[static_cast<size_t>(parent->second)].leaf = false;
+  }
+  for (size_t i = 0; i < job.sub_groups.size(); ++i) {
+    Index at = job.sub_groups[i].parent;
+    for (size_t steps = 0; at != kNone; ++steps) {
+      if (steps > job.sub_groups.size()) {
+        job.problems.push_back("spec.subGroups: parent cycle through " + job.sub_groups[i].name);
+        return;
+      }
+      at = job.sub_groups[static_cast<size_t>(at)].parent;
+    }
+  }
+}
+
+Job JobFromPodGroup(const PodGroupObject& o, const PriorityTable& priorities, Reporter& reporter) {
+  Job job;
+  job.key = o.meta.Key();
+  job.namespace_name = o.meta.namespace_name;
+  job.name = o.meta.name;
+  job.uid = o.meta.uid;
+  job.creation_time = o.meta.creation_time;
+  job.queue_name = o.queue;
+  job.priority = priorities.Resolve(o.priority_class_name, o.meta, "PodGroup", reporter);
+  job.preemptible = PreemptibleOf(o.preemptibility, job.priority);
+  job.min_member = o.min_member;
+  job.problems = o.problems;
+  BuildSubGroups(job, o.sub_groups);
+  return job;
+}
+
+// A pod of this scheduler with no PodGroup: KAI's pod-grouper would make a group of one.
+Job ImplicitJob(const Pod& pod, const PodObject& object, const SnapshotOptions& options,
+                const PriorityTable& priorities, Reporter& reporter) {
+  Job job;
+  job.implicit = true;
+  job.namespace_name = pod.meta.namespace_name;
+  job.name = "pg-" + pod.meta.name;
+  job.key = job.namespace_name + "/" + job.name;
+  job.uid = pod.meta.uid;
+  job.creation_time = pod.meta.creation_time;
+  const Labels& labels = pod.meta.labels;
+  if (auto it = labels.find(options.queue_label_key); it != labels.end()) {
+    job.queue_name = it->second;
+  } else if (auto project = labels.find("project"); project != labels.end()) {
+    job.queue_name = project->second;
+  } else {
+    job.queue_name = std::string(kDefaultQueueName);
+  }
+  job.priority = priorities.Resolve(object.priority_class_name, object.meta, "Pod", reporter);
+  Preemptibility p = Preemptibility::kUnset;
+  if (auto it = labels.find(std::string(kPreemptibilityLabel)); it != labels.end()) {
+    if (it->second == "preemptible") {
+      p = Preemptibility::kPreemptible;
+    } else if (it->second == "non-preemptible") {
+      p = Preemptibility::kNonPreemptible;
+    } else {
+      reporter.Warn(object.meta, "Pod", "metadata.labels[kai.scheduler/preemptibility]",
+                    "\"" + it->second + "\" is neither preemptible nor non-preemptible; ignored");
+    }
+  }
+  job.preemptible = PreemptibleOf(p, job.priority);
+  job.min_member = 1;
+  BuildSubGroups(job, {});
+  return job;
+}
+
+void AttachPods(std::vector<Job>& jobs, std::vector<Pod>& pods) {
+  for (size_t i = 0; i < pods.size(); ++i) {
+    Pod& pod = pods[i];
+    if (pod.job == kNone) continue;
+    Job& job = jobs[static_cast<size_t>(pod.job)];
+    job.pods.push_back(static_cast<Index>(i));
+    const std::string wanted = pod.sub_group.empty() ? "default" : Lower(pod.sub_group);
+    auto sg = std::find_if(job.sub_groups.begin(), job.sub_groups.end(),
+                           [&](const SubGroup& s) { return s.name == wanted; });
+    if (sg == job.sub_groups.end() || !sg->leaf) {
+      pod.problems.push_back("label kai.scheduler/subgroup-name: pod group " + job.key +
+                             " has no leaf subgroup \"" + wanted + "\"");
+      continue;
+    }
+    sg->pods.push_back(static_cast<Index>(i));
+  }
+}
+
+}  // namespace
+
+std::vector<Job> BuildJobs(const ClusterObjects& objects, const SnapshotOptions& options,
+                           const std::vector<Queue>& queues, std::vector<Pod>& pods,
+                           Reporter& reporter) {
+  const PriorityTable priorities = BuildPriorityTable(objects.priority_classes);
+  std::map<std::string, Job> by_key;  // ordered by key: the final order
+  for (const PodGroupObject& o : objects.pod_groups) {
+    if (by_key.count(o.meta.Key())) {
+      reporter.Warn(o.meta, "PodGroup", "metadata.name",
+                    "duplicate pod group; the first definition is used");
+      continue;
+    }
+    by_key.emplace(o.meta.Key(), JobFromPodGroup(o, priorities, reporter));
+  }
+  std::map<std::string, const PodObject*> object_of;
+  for (const PodObject& o : objects.pods) object_of.emplace(o.meta.Key(), &o);
+
+  std::vector<std::string> job_key_of_pod(pods.size());
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const Pod& pod = pods[i];
+    if (!pod.ours) continue;
+    const PodObject& object = *object_of.at(pod.key);
+    auto ann = pod.meta.annotations.find(std::string(kPodGroupNameAnnotation));
+    if (ann == pod.meta.annotations.end() || ann->second.empty()) {
+      Job job = ImplicitJob(pod, object, options, priorities, reporter);
+      while (by_key.count(job.key)) job.key += "-implicit";
+      job_key_of_pod[i] = job.key;
+      by_key.emplace(job.key, std::move(job));
+      continue;
+    }
+    const std::string key = pod.meta.namespace_name + "/" + ann->second;
+    job_key_of_pod[i] = key;
+    if (!by_key.count(key)) {
+      // The annotation names a PodGroup that is not there: keep the pods together, pending.
+      Job job = ImplicitJob(pod, object, options, priorities, reporter);
+      job.key = key;
+      job.name = ann->second;
+      job.problems.push_back("PodGroup " + key +
+                             " (named by the pod-group-name annotation) does not exist");
+      reporter.Warn(object.meta, "Pod", "metadata.annotations[pod-group-name]",
+                    "PodGroup " + key + " does not exist; the pod will not be scheduled");
+      by_key.emplace(key, std::move(job));
+    }
+  }
+  std::vector<Job> jobs;
+  std::map<std::string, Index> index_of;
+  for (auto& [key, job] : by_key) {
+    index_of[key] = static_cast<Index>(jobs.size());
+    jobs.push_back(std::move(job));
+  }
+  for (size_t i = 0; i < pods.size(); ++i) {
+    if (!job_key_of_pod[i].empty()) pods[i].job = index_of.at(job_key_of_pod[i]);
+  }
+  for (Job& job : jobs) {
+    const size_t known_problems = job.problems.size();
+    ResolveQueue(job, queues);
+    if (job.problems.size() == known_problems) continue;
+    ObjectMeta meta;
+    meta.namespace_name = job.namespace_name;
+    meta.name = job.name;
+    for (const PodGroupObject& o : objects.pod_groups) {
+      if (o.meta.Key() == job.key) meta.source = o.meta.source;
+    }
+    reporter.Warn(meta, job.implicit ? "implicit PodGroup" : "PodGroup",
+                  job.implicit ? "queue label" : "spec.queue",
+                  job.problems.back() + "; the pod group will not be scheduled");
+  }
+  AttachPods(jobs, pods);
+  return jobs;
+}
+
+}  // namespace quotient::core::build

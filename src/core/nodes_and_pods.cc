@@ -1,0 +1,189 @@
+// Nodes and pods: KAI's reading of node labels, pod requests, statuses and GPU requests.
+#include <algorithm>
+#include <cctype>
+
+#include "core/build_steps.h"
+
+namespace quotient::core::build {
+namespace {
+
+std::optional<int64_t> ParseInt(std::string_view s) {
+  bool negative = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  if (s.empty() || s.size() > 18) return std::nullopt;
+  int64_t v = 0;
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return negative ? -v : v;
+}
+
+// nvidia.com/gpu.memory is MiB; values of 1 TiB-in-MiB or more are bytes. KAI floors the result
+// to a multiple of 100 MiB.
+std::optional<int64_t> GpuMemoryMib(const Labels& labels) {
+  auto it = labels.find(std::string(kGpuMemoryNodeLabel));
+  if (it == labels.end()) return std::nullopt;
+  std::optional<int64_t> v = ParseInt(it->second);
+  if (!v || *v <= 0) return std::nullopt;
+  constexpr int64_t kOneTebibyteInMib = 1024 * 1024;
+  int64_t mib = *v >= kOneTebibyteInMib ? *v / (1024 * 1024) : *v;
+  mib = mib / 100 * 100;
+  if (mib <= 0) return std::nullopt;
+  return mib;
+}
+
+std::string UnusableReason(const NodeObject& o) {
+  if (!o.problems.empty()) return "invalid node: " + o.problems.front();
+  if (!o.ready) return "node is not Ready";
+  if (o.unschedulable) return "node is cordoned (spec.unschedulable)";
+  if (!o.bad_conditions.empty()) return "node has condition " + o.bad_conditions.front();
+  return "";
+}
+
+Node NodeFromObject(const NodeObject& o, const SnapshotOptions& options, Reporter& reporter) {
+  Node n;
+  n.name = o.meta.name;
+  n.labels = o.meta.labels;
+  n.taints = o.taints;
+  n.allocatable = o.allocatable;
+  if (auto it = o.meta.labels.find(options.node_pool_label_key); it != o.meta.labels.end()) {
+    n.node_pool = it->second;
+  }
+  n.unusable_reason = UnusableReason(o);
+  n.usable = n.unusable_reason.empty();
+  n.gpu_memory_mib = GpuMemoryMib(o.meta.labels);
+  if (o.meta.labels.count(std::string(kGpuMemoryNodeLabel)) && !n.gpu_memory_mib) {
+    reporter.Warn(o.meta, "Node",
+                  std::string("metadata.labels[") + std::string(kGpuMemoryNodeLabel) + "]",
+                  "not a positive number of MiB; gpu-memory pods will not fit this node");
+  }
+  auto mig = o.meta.labels.find(std::string(kMigEnabledNodeLabel));
+  n.mig_enabled = mig != o.meta.labels.end() && mig->second == "true";
+  for (const auto& [name, amount] : o.allocatable.scalars()) {
+    if (MigGpuUnits(name) && !amount.is_zero()) n.mig_enabled = true;
+  }
+  n.gpus.resize(static_cast<size_t>(std::max<int64_t>(0, o.allocatable.gpu_milli.value() / 1000)));
+  return n;
+}
+
+PodStatus StatusOf(const PodObject& o) {
+  switch (o.phase) {
+    case PodPhase::kRunning:
+      return o.meta.deleting ? PodStatus::kReleasing : PodStatus::kRunning;
+    case PodPhase::kPending:
+      if (o.meta.deleting) return PodStatus::kReleasing;
+      if (!o.node_name.empty()) return PodStatus::kBound;
+      if (o.scheduling_gated) return PodStatus::kGated;
+      return PodStatus::kPending;
+    case PodPhase::kSucceeded:
+      return PodStatus::kSucceeded;
+    case PodPhase::kFailed:
+      return PodStatus::kFailed;
+    case PodPhase::kUnknown:
+      return PodStatus::kUnknown;
+  }
+  return PodStatus::kUnknown;
+}
+
+// max(sum of containers, each init container) + overhead, plus one `pods`.
+ResourceVector RequestOf(const PodObject& o) {
+  ResourceVector sum;
+  for (const ContainerResources& c : o.containers) sum += c.requests;
+  for (const ContainerResources& c : o.init_containers) sum = ResourceVector::Max(sum, c.requests);
+  sum += o.overhead;
+  sum.pods_milli += Quantity(1000);
+  return sum;
+}
+
+// runai-gpu-group=<g> (one device) or runai-gpu-group/<g>=<g> (multi-device), sorted, unique.
+std::vector<std::string> GpuGroupsOf(const Labels& labels) {
+  std::vector<std::string> groups;
+  const std::string key(kGpuGroupLabel);
+  for (const auto& [k, v] : labels) {
+    if (k == key || (k.size() > key.size() + 1 && k.compare(0, key.size() + 1, key + "/") == 0)) {
+      if (!v.empty()) groups.push_back(v);
+    }
+  }
+  std::sort(groups.begin(), groups.end());
+  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  return groups;
+}
+
+Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& reporter) {
+  Pod p;
+  p.meta = o.meta;
+  p.key = o.meta.Key();
+  p.scheduler_name = o.scheduler_name;
+  p.ours = o.scheduler_name == options.scheduler_name;
+  p.status = StatusOf(o);
+  p.node_name = o.node_name;
+  p.request = RequestOf(o);
+  p.node_selector = o.node_selector;
+  p.tolerations = o.tolerations;
+  p.problems = o.problems;
+  p.gpu_groups = GpuGroupsOf(o.meta.labels);
+  if (auto it = o.meta.labels.find(std::string(kSubGroupLabel)); it != o.meta.labels.end()) {
+    p.sub_group = it->second;
+  }
+  if (auto it = o.meta.labels.find(std::string(kTaskPriorityLabel)); it != o.meta.labels.end()) {
+    p.task_priority = ParseInt(it->second);
+    if (!p.task_priority) {
+      reporter.Warn(o.meta, "Pod", "metadata.labels[kai.scheduler/task-priority]",
+                    "\"" + it->second + "\" is not an integer; ignored");
+    }
+  }
+  Result<GpuSharing> gpu = ReadGpuSharing(o, p.request);
+  if (gpu.ok()) {
+    p.gpu = gpu.value();
+  } else if (p.ours) {
+    p.problems.push_back(gpu.message());
+    reporter.Warn(o.meta, "Pod", "metadata.annotations", gpu.message());
+  }
+  return p;
+}
+
+}  // namespace
+
+std::vector<Node> BuildNodes(const std::vector<NodeObject>& objects, const SnapshotOptions& options,
+                             Reporter& reporter) {
+  std::vector<const NodeObject*> sorted;
+  for (const NodeObject& o : objects) sorted.push_back(&o);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const NodeObject* a, const NodeObject* b) {
+    return a->meta.name < b->meta.name;
+  });
+  std::vector<Node> nodes;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (i > 0 && sorted[i]->meta.name == sorted[i - 1]->meta.name) {
+      reporter.Warn(sorted[i]->meta, "Node", "metadata.name",
+                    "duplicate node; the first definition is used");
+      continue;
+    }
+    nodes.push_back(NodeFromObject(*sorted[i], options, reporter));
+  }
+  return nodes;
+}
+
+std::vector<Pod> BuildPods(const std::vector<PodObject>& objects, const SnapshotOptions& options,
+                           Reporter& reporter) {
+  std::vector<const PodObject*> sorted;
+  for (const PodObject& o : objects) sorted.push_back(&o);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const PodObject* a, const PodObject* b) {
+    return a->meta.Key() < b->meta.Key();
+  });
+  std::vector<Pod> pods;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (i > 0 && sorted[i]->meta.Key() == sorted[i - 1]->meta.Key()) {
+      reporter.Warn(sorted[i]->meta, "Pod", "metadata.name",
+                    "duplicate pod; the first definition is used");
+      continue;
+    }
+    pods.push_back(PodFromObject(*sorted[i], options, reporter));
+  }
+  return pods;
+}
+
+}  // namespace quotient::core::build

@@ -1,0 +1,167 @@
+// Snapshot: the immutable, resolved view of a cluster that one scheduling cycle works on.
+//
+// Built from ClusterObjects by BuildSnapshot (snapshot_builder.h), which applies KAI's rules for
+// labels, annotations, defaults and validation. Every collection is a vector sorted by key (node
+// name, "ns/name", queue name), and objects refer to each other by index into those vectors, so
+// iteration order is deterministic and lookups are cheap. Nothing here does I/O or reads a clock:
+// the snapshot carries the `now` it was built for.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/gpu_sharing.h"
+#include "core/objects.h"
+#include "core/resources.h"
+
+namespace quotient::core {
+
+using Index = int32_t;
+inline constexpr Index kNone = -1;
+
+// KAI's task statuses (kai-reference §2.1).
+enum class PodStatus {
+  kPending,
+  kGated,
+  kAllocated,
+  kPipelined,
+  kBinding,
+  kBound,
+  kRunning,
+  kReleasing,
+  kSucceeded,
+  kFailed,
+  kUnknown,
+};
+std::string_view PodStatusName(PodStatus s);
+// Allocated|Bound|Binding|Running: counted as the queue's allocation.
+bool IsAllocatedStatus(PodStatus s);
+// Allocated|Pipelined|Binding|Bound|Running|Releasing: holds resources on a node.
+bool IsActiveUsedStatus(PodStatus s);
+
+// One GPU of a node. Whole-GPU pods own a device; fractional pods share a device that is named by
+// its GPU group (the runai-gpu-group label KAI's binder puts on them).
+struct GpuDevice {
+  enum class State { kIdle, kWhole, kShared };
+  struct Holder {
+    Index pod = kNone;
+    Quantity portion_milli;  // the pod's portion of this device
+  };
+
+  State state = State::kIdle;
+  std::string group;  // kShared: the GPU group name
+  std::vector<Holder> holders;
+  Quantity used_portion_milli;  // sum of holders' portions (kWhole: 1000)
+};
+
+struct Node {
+  std::string name;
+  Labels labels;
+  std::vector<Taint> taints;
+  ResourceVector allocatable;
+  std::string node_pool;  // value of kai.scheduler/node-pool, empty for the default pool
+  // Usable for scheduling and counted in fair-share capacity: Ready, not cordoned, no pressure
+  // condition, no input problem. When false, `unusable_reason` says why.
+  bool usable = true;
+  std::string unusable_reason;
+  std::optional<int64_t> gpu_memory_mib;  // nvidia.com/gpu.memory label, when present and valid
+  bool mig_enabled = false;
+  std::vector<GpuDevice> gpus;  // one per allocatable nvidia.com/gpu (more if over-committed)
+  std::vector<Index> pods;      // pods holding resources here, sorted by key
+  ResourceVector used;          // sum of requests of those pods
+};
+
+struct Pod {
+  ObjectMeta meta;
+  std::string key;  // ns/name
+  std::string scheduler_name;
+  bool ours = false;  // scheduled by this scheduler
+  PodStatus status = PodStatus::kPending;
+  std::string node_name;   // spec.nodeName as given
+  Index node = kNone;      // the node holding the pod's resources, when it is in the snapshot
+  ResourceVector request;  // max(sum of containers, largest init container) + overhead + 1 pod
+  GpuSharing gpu;
+  std::vector<std::string> gpu_groups;   // shared GPU groups held (runai-gpu-group labels)
+  Index job = kNone;                     // kNone for pods of other schedulers
+  std::string sub_group;                 // kai.scheduler/subgroup-name label, "" = default
+  std::optional<int64_t> task_priority;  // kai.scheduler/task-priority label
+  Labels node_selector;
+  std::vector<Toleration> tolerations;
+  // Why this pod cannot be scheduled regardless of the cluster state (bad input). Empty if none.
+  std::vector<std::string> problems;
+};
+
+struct SubGroup {
+  std::string name;
+  int32_t min_member = 1;
+  Index parent = kNone;  // index into Job::sub_groups
+  bool leaf = true;
+  std::vector<Index> pods;
+};
+
+// A PodGroup ("job" in KAI's code): the unit of gang scheduling.
+struct Job {
+  std::string key;  // ns/name
+  std::string namespace_name;
+  std::string name;
+  std::string uid;
+  Time creation_time{};
+  bool implicit = false;  // made for a pod with no PodGroup
+  std::string queue_name;
+  Index queue = kNone;
+  int32_t priority = 50;
+  bool preemptible = true;
+  int32_t min_member = 1;
+  // Leaf subgroups carry gang minimums; without subGroups there is one leaf "default" with
+  // max(minMember, 1).
+  std::vector<SubGroup> sub_groups;
+  std::vector<Index> pods;  // sorted by key
+  // Why the job cannot be scheduled whatever the cluster looks like (QueueDoesNotExist, bad
+  // input). Empty if none.
+  std::vector<std::string> problems;
+};
+
+struct Queue {
+  std::string name;
+  std::string display_name;
+  std::string uid;
+  Time creation_time{};
+  Index parent = kNone;
+  std::vector<Index> children;  // sorted by name
+  int32_t priority = 100;
+  PerResource<QueueResource> resources;
+  std::optional<std::chrono::seconds> preempt_min_runtime;
+  std::optional<std::chrono::seconds> reclaim_min_runtime;
+  // Why the queue is unusable (its parent is missing, a cycle, bad input); a queue with problems
+  // and its whole subtree are left out of fair share and their jobs are unschedulable.
+  std::vector<std::string> problems;
+
+  bool is_leaf() const { return children.empty(); }
+};
+
+// KAI's own utility pods (GPU reservation, scale-up placeholders, ours included): they hold
+// resources on nodes but are not "foreign" usage for fair share.
+bool IsUtilityPod(const Pod& pod);
+
+struct Snapshot {
+  Time now{};
+  std::string scheduler_name;
+  std::vector<Node> nodes;    // by name
+  std::vector<Pod> pods;      // by key
+  std::vector<Job> jobs;      // by key
+  std::vector<Queue> queues;  // by name
+  // Smallest nvidia.com/gpu.memory over GPU nodes, used to size pending gpu-memory requests.
+  std::optional<int64_t> min_node_gpu_memory_mib;
+
+  Index FindNode(std::string_view name) const;
+  Index FindPod(std::string_view key) const;
+  Index FindJob(std::string_view key) const;
+  Index FindQueue(std::string_view name) const;
+  // Top-level queues (no parent), sorted by name.
+  std::vector<Index> RootQueues() const;
+};
+
+}  // namespace quotient::core

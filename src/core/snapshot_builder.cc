@@ -1,0 +1,30 @@
+#include "core/snapshot_builder.h"
+
+#include <algorithm>
+
+#include "core/build_steps.h"
+
+namespace quotient::core {
+
+SnapshotBuild BuildSnapshot(const ClusterObjects& objects, const SnapshotOptions& options) {
+  build::Reporter reporter;
+  SnapshotBuild out;
+  Snapshot& s = out.snapshot;
+  s.now = options.now;
+  s.scheduler_name = options.scheduler_name;
+  s.queues = build::BuildQueues(objects.queues, reporter);
+  s.nodes = build::BuildNodes(objects.nodes, options, reporter);
+  s.pods = build::BuildPods(objects.pods, options, reporter);
+  s.jobs = build::BuildJobs(objects, options, s.queues, s.pods, reporter);
+  build::PlacePodsOnNodes(s.nodes, s.pods);
+  for (const Node& n : s.nodes) {
+    if (!n.gpu_memory_mib) continue;
+    s.min_node_gpu_memory_mib = s.min_node_gpu_memory_mib
+                                    ? std::min(*s.min_node_gpu_memory_mib, *n.gpu_memory_mib)
+                                    : *n.gpu_memory_mib;
+  }
+  out.diagnostics = std::move(reporter.diagnostics);
+  return out;
+}
+
+}  // namespace quotient::core
