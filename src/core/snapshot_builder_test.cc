@@ -1,0 +1,387 @@
+#include "core/snapshot_builder.h"
+
+#include <gtest/gtest.h>
+
+#include "builders/objects.h"
+#include "core/accounting.h"
+
+namespace quotient::core {
+namespace {
+
+using testing::MakeGroup;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakeQueue;
+
+SnapshotBuild Build(const ClusterObjects& objects) {
+  SnapshotOptions options;
+  options.scheduler_name = "quotient";
+  return BuildSnapshot(objects, options);
+}
+
+const Pod& PodByKey(const Snapshot& s, std::string_view key) {
+  const Index i = s.FindPod(key);
+  EXPECT_NE(i, kNone) << key;
+  return s.pods[static_cast<size_t>(i)];
+}
+const Job& JobByKey(const Snapshot& s, std::string_view key) {
+  const Index i = s.FindJob(key);
+  EXPECT_NE(i, kNone) << key;
+  return s.jobs[static_cast<size_t>(i)];
+}
+const Queue& QueueByName(const Snapshot& s, std::string_view name) {
+  const Index i = s.FindQueue(name);
+  EXPECT_NE(i, kNone) << name;
+  return s.queues[static_cast<size_t>(i)];
+}
+bool AnyContains(const std::vector<std::string>& messages, std::string_view needle) {
+  for (const std::string& m : messages) {
+    if (m.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(PodRequest, IsMaxOfContainerSumAndLargestInitPlusOverheadAndOnePod) {
+  PodObject p = MakePod("ns", "p").Cpu("1").Memory("1Gi");
+  p.containers.push_back({"side", {}, false});
+  p.containers.back().requests.cpu_milli = Quantity(500);
+  p.init_containers.push_back({"init", {}, false});
+  p.init_containers.back().requests.cpu_milli = Quantity(2000);        // larger than 1.5
+  p.init_containers.back().requests.memory_bytes = Quantity(1 << 20);  // smaller than 1Gi
+  p.overhead.cpu_milli = Quantity(100);
+  ClusterObjects objects;
+  objects.pods.push_back(p);
+  const Snapshot s = Build(objects).snapshot;
+  const Pod& pod = PodByKey(s, "ns/p");
+  EXPECT_EQ(pod.request.cpu_milli, Quantity(2100));
+  EXPECT_EQ(pod.request.memory_bytes, Quantity(int64_t{1} << 30));
+  EXPECT_EQ(pod.request.pods_milli, Quantity(1000));
+}
+
+TEST(PodStatus, FollowsPhaseNodeDeletionAndGates) {
+  ClusterObjects objects;
+  objects.nodes.push_back(MakeNode("n1"));
+  objects.pods.push_back(MakePod("ns", "running").RunningOn("n1"));
+  objects.pods.push_back(MakePod("ns", "releasing").RunningOn("n1").Deleting());
+  objects.pods.push_back(MakePod("ns", "bound").BoundTo("n1"));
+  objects.pods.push_back(MakePod("ns", "pending"));
+  objects.pods.push_back(MakePod("ns", "pending-deleted").Deleting());
+  PodObject gated = MakePod("ns", "gated");
+  gated.scheduling_gated = true;
+  objects.pods.push_back(gated);
+  objects.pods.push_back(MakePod("ns", "done").Phase(PodPhase::kSucceeded));
+  objects.pods.push_back(MakePod("ns", "failed").Phase(PodPhase::kFailed));
+  const Snapshot s = Build(objects).snapshot;
+  EXPECT_EQ(PodByKey(s, "ns/running").status, PodStatus::kRunning);
+  EXPECT_EQ(PodByKey(s, "ns/releasing").status, PodStatus::kReleasing);
+  EXPECT_EQ(PodByKey(s, "ns/bound").status, PodStatus::kBound);
+  EXPECT_EQ(PodByKey(s, "ns/pending").status, PodStatus::kPending);
+  EXPECT_EQ(PodByKey(s, "ns/pending-deleted").status, PodStatus::kReleasing);
+  EXPECT_EQ(PodByKey(s, "ns/gated").status, PodStatus::kGated);
+  EXPECT_EQ(PodByKey(s, "ns/done").status, PodStatus::kSucceeded);
+  EXPECT_EQ(PodByKey(s, "ns/failed").status, PodStatus::kFailed);
+  // Running, releasing and bound pods hold resources on n1, sorted by key.
+  const Node& n1 = s.nodes.front();
+  ASSERT_EQ(n1.pods.size(), 3u);
+  EXPECT_EQ(s.pods[static_cast<size_t>(n1.pods[0])].key, "ns/bound");
+}
+
+TEST(ImplicitGroup, QueueComesFromLabelThenProjectThenDefault) {
+  ClusterObjects objects;
+  objects.queues.push_back(MakeQueue("q1"));
+  objects.pods.push_back(MakePod("ns", "a").Queue("q1"));
+  objects.pods.push_back(MakePod("ns", "b").Label("project", "proj"));
+  objects.pods.push_back(MakePod("ns", "c"));
+  objects.pods.push_back(MakePod("ns", "other").Scheduler("default-scheduler"));
+  const Snapshot s = Build(objects).snapshot;
+  EXPECT_EQ(JobByKey(s, "ns/pg-a").queue_name, "q1");
+  EXPECT_NE(JobByKey(s, "ns/pg-a").queue, kNone);
+  EXPECT_TRUE(JobByKey(s, "ns/pg-a").implicit);
+  EXPECT_EQ(JobByKey(s, "ns/pg-b").queue_name, "proj");
+  EXPECT_EQ(JobByKey(s, "ns/pg-c").queue_name, "default-queue");
+  // Pods of other schedulers get no group at all.
+  EXPECT_EQ(s.FindJob("ns/pg-other"), kNone);
+  EXPECT_EQ(PodByKey(s, "ns/other").job, kNone);
+}
+
+TEST(ImplicitGroup, PriorityAndPreemptibility) {
+  ClusterObjects objects;
+  objects.priority_classes.push_back(testing::PriorityClass("inference", 125));
+  objects.priority_classes.push_back(testing::PriorityClass("train", 50));
+  objects.pods.push_back(MakePod("ns", "none"));
+  objects.pods.push_back(MakePod("ns", "inf").PriorityClass("inference"));
+  objects.pods.push_back(MakePod("ns", "forced")
+                             .PriorityClass("inference")
+                             .Label("kai.scheduler/preemptibility", "preemptible"));
+  objects.pods.push_back(MakePod("ns", "missing").PriorityClass("nope"));
+  const SnapshotBuild b = Build(objects);
+  EXPECT_EQ(JobByKey(b.snapshot, "ns/pg-none").priority, 50);
+  EXPECT_TRUE(JobByKey(b.snapshot, "ns/pg-none").preemptible);
+  EXPECT_EQ(JobByKey(b.snapshot, "ns/pg-inf").priority, 125);
+  EXPECT_FALSE(JobByKey(b.snapshot, "ns/pg-inf").preemptible);
+  EXPECT_TRUE(JobByKey(b.snapshot, "ns/pg-forced").preemptible);
+  EXPECT_EQ(JobByKey(b.snapshot, "ns/pg-missing").priority, 50);
+  bool warned = false;
+  for (const Diagnostic& d : b.diagnostics) {
+    warned |= d.message.find("PriorityClass nope does not exist") != std::string::npos &&
+              d.object == "Pod ns/missing";
+  }
+  EXPECT_TRUE(warned);
+}
+
+TEST(PodGroupResolution, GlobalDefaultClassAppliesWithoutAClass) {
+  ClusterObjects objects;
+  objects.priority_classes.push_back(testing::PriorityClass("cluster-default", 80, true));
+  objects.queues.push_back(MakeQueue("q"));
+  objects.pod_groups.push_back(MakeGroup("ns", "pg").Queue("q"));
+  objects.pod_groups.push_back(
+      MakeGroup("ns", "np").Queue("q").Preemptibility(Preemptibility::kNonPreemptible));
+  const Snapshot s = Build(objects).snapshot;
+  EXPECT_EQ(JobByKey(s, "ns/pg").priority, 80);
+  EXPECT_TRUE(JobByKey(s, "ns/pg").preemptible);
+  EXPECT_FALSE(JobByKey(s, "ns/np").preemptible);  // explicit beats priority < 100
+}
+
+TEST(PodGroupResolution, PodsJoinTheirAnnotatedGroup) {
+  ClusterObjects objects;
+  objects.queues.push_back(MakeQueue("q"));
+  objects.pod_groups.push_back(MakeGroup("ns", "train").Queue("q").MinMember(2));
+  objects.pods.push_back(MakePod("ns", "w1").Group("train"));
+  objects.pods.push_back(MakePod("ns", "w0").Group("train"));
+  const Snapshot s = Build(objects).snapshot;
+  const Job& job = JobByKey(s, "ns/train");
+  ASSERT_EQ(job.pods.size(), 2u);
+  EXPECT_EQ(s.pods[static_cast<size_t>(job.pods[0])].key, "ns/w0");
+  ASSERT_EQ(job.sub_groups.size(), 1u);
+  EXPECT_EQ(job.sub_groups[0].name, "default");
+  EXPECT_EQ(job.sub_groups[0].min_member, 2);
+  EXPECT_EQ(job.sub_groups[0].pods.size(), 2u);
+}
+
+TEST(PodGroupResolution, MissingQueueNonLeafQueueAndMissingGroupAreProblems) {
+  ClusterObjects objects;
+  objects.queues.push_back(MakeQueue("dept"));
+  objects.queues.push_back(MakeQueue("proj").Parent("dept"));
+  objects.pod_groups.push_back(MakeGroup("ns", "lost").Queue("nope"));
+  objects.pod_groups.push_back(MakeGroup("ns", "high").Queue("dept"));
+  objects.pods.push_back(MakePod("ns", "orphan").Group("ghost").Queue("proj"));
+  const SnapshotBuild b = Build(objects);
+  const Job& lost = JobByKey(b.snapshot, "ns/lost");
+  EXPECT_EQ(lost.queue, kNone);
+  EXPECT_TRUE(AnyContains(lost.problems, "QueueDoesNotExist: queue nope does not exist"));
+  EXPECT_TRUE(AnyContains(JobByKey(b.snapshot, "ns/high").problems, "not a leaf queue"));
+  const Job& ghost = JobByKey(b.snapshot, "ns/ghost");
+  EXPECT_TRUE(AnyContains(ghost.problems, "PodGroup ns/ghost"));
+  EXPECT_EQ(PodByKey(b.snapshot, "ns/orphan").job, b.snapshot.FindJob("ns/ghost"));
+  bool named_field = false;
+  for (const Diagnostic& d : b.diagnostics) {
+    named_field |= d.object == "PodGroup ns/lost" && d.field == "spec.queue";
+  }
+  EXPECT_TRUE(named_field);
+}
+
+TEST(SubGroups, LeavesCarryMinimumsAndPodsMapByLabel) {
+  ClusterObjects objects;
+  objects.queues.push_back(MakeQueue("q"));
+  objects.pod_groups.push_back(MakeGroup("ns", "pg")
+                                   .Queue("q")
+                                   .MinMember(99)  // ignored when subgroups exist
+                                   .SubGroup("Workers", 1)
+                                   .SubGroup("decode", 2, "workers")
+                                   .SubGroup("prefill", 0, "WORKERS"));
+  objects.pods.push_back(
+      MakePod("ns", "d0").Group("pg").Label("kai.scheduler/subgroup-name", "decode"));
+  objects.pods.push_back(
+      MakePod("ns", "x").Group("pg").Label("kai.scheduler/subgroup-name", "workers"));
+  const Snapshot s = Build(objects).snapshot;
+  const Job& job = JobByKey(s, "ns/pg");
+  EXPECT_TRUE(job.problems.empty());
+  ASSERT_EQ(job.sub_groups.size(), 3u);
+  EXPECT_FALSE(job.sub_groups[0].leaf);  // workers has children
+  EXPECT_EQ(job.sub_groups[1].min_member, 2);
+  EXPECT_EQ(job.sub_groups[2].min_member, 1);  // max(minMember, 1)
+  EXPECT_EQ(job.sub_groups[1].pods.size(), 1u);
+  // A pod pointing at a non-leaf subgroup cannot be scheduled.
+  EXPECT_TRUE(AnyContains(PodByKey(s, "ns/x").problems, "no leaf subgroup \"workers\""));
+}
+
+TEST(SubGroups, UnknownParentAndDuplicatesAreProblems) {
+  ClusterObjects objects;
+  objects.queues.push_back(MakeQueue("q"));
+  objects.pod_groups.push_back(
+      MakeGroup("ns", "pg").Queue("q").SubGroup("a", 1).SubGroup("a", 1).SubGroup("b", 1, "zzz"));
+  const Snapshot s = Build(objects).snapshot;
+  const Job& job = JobByKey(s, "ns/pg");
+  EXPECT_TRUE(AnyContains(job.problems, "duplicate subgroup name a"));
+  EXPECT_TRUE(AnyContains(job.problems, "unknown parent zzz"));
+}
+
+TEST(QueueTree, DefaultsParentsAndChildren) {
+  ClusterObjects objects;
+  objects.queues.push_back(MakeQueue("proj-b").Parent("dept"));
+  objects.queues.push_back(MakeQueue("dept").Priority(7));
+  objects.queues.push_back(MakeQueue("proj-a").Parent("dept"));
+  const Snapshot s = Build(objects).snapshot;
+  const Queue& dept = QueueByName(s, "dept");
+  EXPECT_EQ(dept.priority, 7);
+  EXPECT_EQ(QueueByName(s, "proj-a").priority, 100);
+  ASSERT_EQ(dept.children.size(), 2u);
+  EXPECT_EQ(s.queues[static_cast<size_t>(dept.children[0])].name, "proj-a");
+  EXPECT_EQ(s.RootQueues().size(), 1u);
+}
+
+TEST(QueueTree, MissingParentMakesTheSubtreeUnusable) {
+  ClusterObjects objects;
+  objects.queues.push_back(MakeQueue("proj").Parent("gone"));
+  objects.queues.push_back(MakeQueue("team").Parent("proj"));
+  const SnapshotBuild b = Build(objects);
+  EXPECT_TRUE(
+      AnyContains(QueueByName(b.snapshot, "proj").problems, "parent queue gone does not exist"));
+  EXPECT_TRUE(AnyContains(QueueByName(b.snapshot, "team").problems, "ancestor queue proj"));
+  EXPECT_FALSE(b.diagnostics.empty());
+}
+
+TEST(QueueTree, ParentCycleIsReported) {
+  ClusterObjects objects;
+  objects.queues.push_back(MakeQueue("a").Parent("b"));
+  objects.queues.push_back(MakeQueue("b").Parent("a"));
+  objects.queues.push_back(MakeQueue("c").Parent("a"));
+  const Snapshot s = Build(objects).snapshot;
+  EXPECT_TRUE(AnyContains(QueueByName(s, "a").problems, "cycle"));
+  EXPECT_TRUE(AnyContains(QueueByName(s, "b").problems, "cycle"));
+  EXPECT_TRUE(AnyContains(QueueByName(s, "c").problems, "ancestor queue a"));
+}
+
+TEST(QueueTree, QueueWithoutResourcesIsUnusable) {
+  ClusterObjects objects;
+  objects.queues.push_back(MakeQueue("q").NoResources());
+  const Snapshot s = Build(objects).snapshot;
+  EXPECT_TRUE(AnyContains(QueueByName(s, "q").problems, "spec.resources is required"));
+}
+
+TEST(GpuSharingAnnotations, BadValuesMakeThePodUnschedulable) {
+  ClusterObjects objects;
+  for (const char* bad : {"abc", "1.7", "-0.5", "0", ""}) {
+    objects.pods.push_back(MakePod("ns", std::string("f") + bad).Annotation("gpu-fraction", bad));
+  }
+  objects.pods.push_back(MakePod("ns", "mem").Annotation("gpu-memory", "2Gi"));
+  objects.pods.push_back(MakePod("ns", "both").Annotation("gpu-fraction", "0.5").Gpus(1));
+  objects.pods.push_back(MakePod("ns", "ok").Annotation("gpu-fraction", "0.25"));
+  const SnapshotBuild b = Build(objects);
+  EXPECT_TRUE(AnyContains(PodByKey(b.snapshot, "ns/fabc").problems,
+                          "annotation gpu-fraction: \"abc\" is not a fraction in (0, 1]"));
+  EXPECT_FALSE(PodByKey(b.snapshot, "ns/f1.7").problems.empty());
+  EXPECT_FALSE(PodByKey(b.snapshot, "ns/f-0.5").problems.empty());
+  EXPECT_FALSE(PodByKey(b.snapshot, "ns/f0").problems.empty());
+  EXPECT_FALSE(PodByKey(b.snapshot, "ns/f").problems.empty());
+  EXPECT_TRUE(AnyContains(PodByKey(b.snapshot, "ns/mem").problems, "gpu-memory"));
+  EXPECT_TRUE(AnyContains(PodByKey(b.snapshot, "ns/both").problems, "cannot be combined"));
+  const Pod& ok = PodByKey(b.snapshot, "ns/ok");
+  EXPECT_TRUE(ok.problems.empty());
+  EXPECT_EQ(ok.gpu.kind, GpuSharing::Kind::kFraction);
+  EXPECT_EQ(ok.gpu.portion_milli, Quantity(250));
+  // Each bad pod also produced a warning naming it.
+  int warnings = 0;
+  for (const Diagnostic& d : b.diagnostics) warnings += d.object.rfind("Pod ns/", 0) == 0;
+  EXPECT_EQ(warnings, 7);
+}
+
+TEST(SharedGpus, RunningFractionsAreRebuiltFromGpuGroupLabels) {
+  ClusterObjects objects;
+  objects.nodes.push_back(MakeNode("n1").Gpus(4).Label("nvidia.com/gpu.memory", "81920"));
+  objects.pods.push_back(MakePod("ns", "f1")
+                             .Annotation("gpu-fraction", "0.5")
+                             .Label("runai-gpu-group", "g1")
+                             .RunningOn("n1"));
+  objects.pods.push_back(MakePod("ns", "f2")
+                             .Annotation("gpu-fraction", "0.25")
+                             .Label("runai-gpu-group", "g1")
+                             .RunningOn("n1"));
+  objects.pods.push_back(MakePod("ns", "m1")
+                             .Annotation("gpu-memory", "20000")
+                             .Label("runai-gpu-group", "g2")
+                             .RunningOn("n1"));
+  objects.pods.push_back(MakePod("ns", "whole").Gpus(1).RunningOn("n1"));
+  const Snapshot s = Build(objects).snapshot;
+  const core::Node& n1 = s.nodes.front();
+  ASSERT_EQ(n1.gpus.size(), 4u);
+  EXPECT_EQ(n1.gpus[0].state, GpuDevice::State::kShared);
+  EXPECT_EQ(n1.gpus[0].group, "g1");
+  EXPECT_EQ(n1.gpus[0].used_portion_milli, Quantity(750));
+  EXPECT_EQ(n1.gpus[0].holders.size(), 2u);
+  // 20000 MiB of 81900 MiB (label floored to 100s): ceil(24.42) = 25 hundredths.
+  EXPECT_EQ(n1.gpus[1].group, "g2");
+  EXPECT_EQ(n1.gpus[1].used_portion_milli, Quantity(250));
+  EXPECT_EQ(n1.gpus[2].state, GpuDevice::State::kWhole);
+  EXPECT_EQ(n1.gpus[3].state, GpuDevice::State::kIdle);
+  EXPECT_EQ(n1.gpu_memory_mib, 81900);
+}
+
+TEST(NodeLabels, GpuMemoryInBytesMigAndPool) {
+  ClusterObjects objects;
+  objects.nodes.push_back(
+      MakeNode("bytes").Gpus(1).Label("nvidia.com/gpu.memory", "85899345920"));  // 80 GiB in bytes
+  objects.nodes.push_back(MakeNode("mig").Scalar("nvidia.com/mig-1g.10gb", 7));
+  objects.nodes.push_back(MakeNode("pool").Label("kai.scheduler/node-pool", "a100"));
+  const Snapshot s = Build(objects).snapshot;
+  EXPECT_EQ(s.nodes[0].gpu_memory_mib, 81900);  // 81920 MiB floored to 100s
+  EXPECT_TRUE(s.nodes[1].mig_enabled);
+  EXPECT_EQ(s.nodes[2].node_pool, "a100");
+  EXPECT_EQ(s.min_node_gpu_memory_mib, 81900);
+}
+
+TEST(Capacity, CountsUsableNodesMinusForeignPodsAndMigUnits) {
+  ClusterObjects objects;
+  objects.nodes.push_back(MakeNode("a").Gpus(8).Cpu("64").Memory("100G"));
+  objects.nodes.push_back(MakeNode("b").Gpus(8).NotReady());
+  objects.nodes.push_back(MakeNode("c").Gpus(8).Cordoned());
+  objects.nodes.push_back(
+      MakeNode("mig").Cpu("8").Memory("10G").Scalar("nvidia.com/mig-3g.40gb", 2));
+  objects.pods.push_back(MakePod("kube", "foreign")
+                             .Scheduler("default-scheduler")
+                             .Gpus(2)
+                             .Cpu("4")
+                             .Memory("1G")
+                             .RunningOn("a"));
+  objects.pods.push_back(MakePod("kai", "reservation")
+                             .Scheduler("default-scheduler")
+                             .Gpus(1)
+                             .Label("app", "kai-resource-reservation")
+                             .RunningOn("a"));
+  objects.pods.push_back(MakePod("ns", "ours").Gpus(1).RunningOn("a"));
+  const Snapshot s = Build(objects).snapshot;
+  const ShareVector total = ClusterCapacity(s);
+  EXPECT_EQ(total[ShareResource::kGpu], Quantity(8000 - 2000 + 6000));  // 2 x 3g on "mig"
+  EXPECT_EQ(total[ShareResource::kCpu], Quantity(64000 - 4000 + 8000));
+  EXPECT_EQ(total[ShareResource::kMemory], Quantity(110'000'000'000 - 1'000'000'000));
+}
+
+TEST(Accounting, GpuQuotaOfEachRequestForm) {
+  ClusterObjects objects;
+  objects.nodes.push_back(MakeNode("n").Gpus(8).Label("nvidia.com/gpu.memory", "40000"));
+  objects.nodes.push_back(MakeNode("m").Gpus(8).Label("nvidia.com/gpu.memory", "80000"));
+  objects.pods.push_back(MakePod("ns", "whole").Gpus(2));
+  objects.pods.push_back(MakePod("ns", "frac")
+                             .Annotation("gpu-fraction", "0.5")
+                             .Annotation("gpu-fraction-num-devices", "3"));
+  objects.pods.push_back(MakePod("ns", "mem").Annotation("gpu-memory", "10000"));
+  objects.pods.push_back(MakePod("ns", "mem-run")
+                             .Annotation("gpu-memory", "10000")
+                             .Label("runai-gpu-group", "g")
+                             .RunningOn("m"));
+  const Snapshot s = Build(objects).snapshot;
+  const auto gpu = [&](std::string_view key) {
+    const core::Pod& p = PodByKey(s, key);
+    const core::Node* node = p.node == kNone ? nullptr : &s.nodes[static_cast<size_t>(p.node)];
+    return QuotaOf(p, node, s)[ShareResource::kGpu];
+  };
+  EXPECT_EQ(gpu("ns/whole"), Quantity(2000));
+  EXPECT_EQ(gpu("ns/frac"), Quantity(1500));
+  // Pending: 10000 / smallest GPU memory 40000 = 0.25.
+  EXPECT_EQ(gpu("ns/mem"), Quantity(250));
+  // Running on an 80000 MiB GPU: ceil(12.5) hundredths = 0.13.
+  EXPECT_EQ(gpu("ns/mem-run"), Quantity(130));
+}
+
+}  // namespace
+}  // namespace quotient::core
