@@ -1,0 +1,230 @@
+// Node and Pod decoding through DecodeManifestText, from YAML and from JSON.
+#include <gtest/gtest.h>
+
+#include "kube/loader.h"
+
+namespace quotient::kube {
+namespace {
+
+using core::Quantity;
+using namespace std::chrono_literals;
+
+LoadResult Decode(std::string_view text, std::string_view source = "cluster.yaml") {
+  LoadResult out;
+  DecodeManifestText(text, source, out);
+  return out;
+}
+
+constexpr std::string_view kNodeYaml = R"(
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-node-1
+  uid: 5f3c-11
+  labels:
+    nvidia.com/gpu.memory: "81920"
+    kai.scheduler/node-pool: pool-a
+  creationTimestamp: "2025-01-02T03:04:05Z"
+spec:
+  unschedulable: true
+  taints:
+  - key: nvidia.com/gpu
+    effect: NoSchedule
+  - key: dedicated
+    value: ml
+    effect: NoExecute
+status:
+  capacity:
+    cpu: "64"
+  allocatable:
+    cpu: 63500m
+    memory: 515762304Ki
+    nvidia.com/gpu: "8"
+    pods: "110"
+    ephemeral-storage: "1.5"
+    nvidia.com/mig-1g.10gb: 2
+    example.com/dev: 1500u
+  conditions:
+  - type: Ready
+    status: "True"
+  - type: PIDPressure
+    status: "True"
+  - type: DiskPressure
+    status: "True"
+  - type: MemoryPressure
+    status: "False"
+)";
+
+TEST(NodeCodec, ReadsAllocatableSpecAndConditions) {
+  LoadResult r = Decode(kNodeYaml);
+  EXPECT_TRUE(r.diagnostics.empty()) << r.diagnostics[0].ToString();
+  ASSERT_EQ(r.objects.nodes.size(), 1u);
+  const core::NodeObject& node = r.objects.nodes[0];
+  EXPECT_EQ(node.meta.name, "gpu-node-1");
+  EXPECT_EQ(node.meta.namespace_name, "");
+  EXPECT_EQ(node.meta.Key(), "gpu-node-1");
+  EXPECT_EQ(node.meta.uid, "5f3c-11");
+  EXPECT_EQ(node.meta.source, "cluster.yaml");
+  EXPECT_EQ(node.meta.labels.at("kai.scheduler/node-pool"), "pool-a");
+  EXPECT_EQ(node.meta.creation_time,
+            core::Time(std::chrono::sys_days(2025y / 1 / 2) + 3h + 4min + 5s));
+  EXPECT_FALSE(node.meta.deleting);
+  EXPECT_TRUE(node.unschedulable);
+  ASSERT_EQ(node.taints.size(), 2u);
+  EXPECT_EQ(node.taints[0].key, "nvidia.com/gpu");
+  EXPECT_EQ(node.taints[0].value, "");
+  EXPECT_EQ(node.taints[0].effect, "NoSchedule");
+  EXPECT_EQ(node.taints[1].value, "ml");
+  // Allocatable wins over capacity.
+  EXPECT_EQ(node.allocatable.cpu_milli, Quantity(63500));
+  EXPECT_EQ(node.allocatable.memory_bytes, Quantity(int64_t{515762304} * 1024));
+  EXPECT_EQ(node.allocatable.gpu_milli, Quantity(8000));
+  EXPECT_EQ(node.allocatable.pods_milli, Quantity(110000));
+  EXPECT_EQ(node.allocatable.Scalar("ephemeral-storage"), Quantity(1500));
+  EXPECT_EQ(node.allocatable.Scalar("nvidia.com/mig-1g.10gb"), Quantity(2000));
+  EXPECT_EQ(node.allocatable.Scalar("example.com/dev"), Quantity(1));  // 1.5 milli rounds down
+  EXPECT_TRUE(node.ready);
+  EXPECT_EQ(node.bad_conditions, (std::vector<std::string>{"DiskPressure", "PIDPressure"}));
+  EXPECT_TRUE(node.problems.empty());
+}
+
+TEST(NodeCodec, CapacityIsUsedWithoutAllocatableAndRoundsDown) {
+  LoadResult r = Decode(R"({
+    "apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"},
+    "status": {"capacity": {"cpu": "2.0005", "memory": "1500m", "nvidia.com/gpu": 1},
+               "conditions": [{"type": "Ready", "status": "False"}]}})",
+                        "nodes.json");
+  ASSERT_EQ(r.objects.nodes.size(), 1u);
+  const core::NodeObject& node = r.objects.nodes[0];
+  EXPECT_EQ(node.allocatable.cpu_milli, Quantity(2000));
+  EXPECT_EQ(node.allocatable.memory_bytes, Quantity(1));
+  EXPECT_EQ(node.allocatable.gpu_milli, Quantity(1000));
+  EXPECT_FALSE(node.ready);
+  EXPECT_FALSE(node.unschedulable);
+  EXPECT_EQ(node.meta.creation_time.time_since_epoch().count(), 0);  // absent: epoch
+  EXPECT_EQ(node.meta.source, "nodes.json");
+}
+
+TEST(NodeCodec, NodeWithoutReadyConditionCountsReady) {
+  LoadResult r = Decode("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n");
+  ASSERT_EQ(r.objects.nodes.size(), 1u);
+  EXPECT_TRUE(r.objects.nodes[0].ready);
+  EXPECT_TRUE(r.objects.nodes[0].allocatable == core::ResourceVector());
+}
+
+constexpr std::string_view kPodYaml = R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train-0
+  namespace: team-a
+  labels: {kai.scheduler/queue: team-a}
+  annotations: {pod-group-name: pg-1, gpu-fraction: "0.5"}
+  creationTimestamp: "2025-03-04T05:06:07.123456+02:00"
+  deletionTimestamp: "2025-03-04T06:00:00Z"
+spec:
+  schedulerName: kai-scheduler
+  nodeName: node-1
+  priorityClassName: train
+  priority: 50
+  schedulingGates: [{name: wait-for-quota}]
+  nodeSelector: {nvidia.com/gpu.product: H100}
+  tolerations:
+  - key: nvidia.com/gpu
+    operator: Exists
+    effect: NoSchedule
+  - key: dedicated
+    value: ml
+  overhead: {cpu: 250m, memory: 120Mi}
+  initContainers:
+  - name: init
+    resources:
+      limits: {cpu: "2", memory: 1Gi}
+  containers:
+  - name: main
+    resources:
+      requests: {cpu: 1500m, memory: 1.5Gi}
+      limits: {cpu: "4", nvidia.com/gpu: "2"}
+  - name: sidecar
+    resources:
+      requests: {cpu: 0.0001, memory: "100.5"}
+status:
+  phase: Running
+)";
+
+TEST(PodCodec, ReadsSpecStatusAndContainerRequests) {
+  LoadResult r = Decode(kPodYaml);
+  EXPECT_TRUE(r.diagnostics.empty()) << r.diagnostics[0].ToString();
+  ASSERT_EQ(r.objects.pods.size(), 1u);
+  const core::PodObject& pod = r.objects.pods[0];
+  EXPECT_EQ(pod.meta.Key(), "team-a/train-0");
+  EXPECT_EQ(pod.meta.annotations.at("gpu-fraction"), "0.5");
+  EXPECT_EQ(pod.meta.creation_time,
+            core::Time(std::chrono::sys_days(2025y / 3 / 4) + 3h + 6min + 7s));
+  EXPECT_TRUE(pod.meta.deleting);
+  EXPECT_EQ(pod.scheduler_name, "kai-scheduler");
+  EXPECT_EQ(pod.node_name, "node-1");
+  EXPECT_EQ(pod.priority_class_name, "train");
+  EXPECT_EQ(pod.priority, 50);
+  EXPECT_EQ(pod.phase, core::PodPhase::kRunning);
+  EXPECT_TRUE(pod.scheduling_gated);
+  EXPECT_EQ(pod.node_selector, (core::Labels{{"nvidia.com/gpu.product", "H100"}}));
+  ASSERT_EQ(pod.tolerations.size(), 2u);
+  EXPECT_EQ(pod.tolerations[0].op, "Exists");
+  EXPECT_EQ(pod.tolerations[0].effect, "NoSchedule");
+  EXPECT_EQ(pod.tolerations[1].op, "Equal");  // the API default
+  EXPECT_EQ(pod.tolerations[1].value, "ml");
+  EXPECT_EQ(pod.overhead.cpu_milli, Quantity(250));
+  EXPECT_EQ(pod.overhead.memory_bytes, Quantity(120 * 1024 * 1024));
+
+  ASSERT_EQ(pod.init_containers.size(), 1u);  // limits only: request = limit
+  EXPECT_EQ(pod.init_containers[0].name, "init");
+  EXPECT_EQ(pod.init_containers[0].requests.cpu_milli, Quantity(2000));
+  EXPECT_EQ(pod.init_containers[0].requests.memory_bytes, Quantity(1073741824));
+  EXPECT_FALSE(pod.init_containers[0].gpu_limit);
+
+  ASSERT_EQ(pod.containers.size(), 2u);
+  const core::ContainerResources& main = pod.containers[0];
+  EXPECT_EQ(main.name, "main");
+  EXPECT_EQ(main.requests.cpu_milli, Quantity(1500));  // the request, not the 4-core limit
+  EXPECT_EQ(main.requests.memory_bytes, Quantity(1610612736));
+  EXPECT_EQ(main.requests.gpu_milli, Quantity(2000));  // defaulted from the limit
+  EXPECT_TRUE(main.gpu_limit);
+  const core::ContainerResources& sidecar = pod.containers[1];
+  EXPECT_EQ(sidecar.requests.cpu_milli, Quantity(1));       // 0.1 millicore rounds up
+  EXPECT_EQ(sidecar.requests.memory_bytes, Quantity(101));  // 100.5 bytes rounds up
+  EXPECT_FALSE(sidecar.gpu_limit);
+}
+
+TEST(PodCodec, DefaultsFromKubectlJson) {
+  LoadResult r = Decode(R"({
+  "apiVersion": "v1",
+  "kind": "List",
+  "items": [
+    {
+      "apiVersion": "v1",
+      "kind": "Pod",
+      "metadata": {"name": "p", "labels": null},
+      "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": 0.1, "nvidia.com/mig-1g.10gb": "1"}}}]},
+      "status": {}
+    }
+  ],
+  "metadata": {"resourceVersion": ""}
+})",
+                        "pods.json");
+  EXPECT_TRUE(r.diagnostics.empty()) << r.diagnostics[0].ToString();
+  ASSERT_EQ(r.objects.pods.size(), 1u);
+  const core::PodObject& pod = r.objects.pods[0];
+  EXPECT_EQ(pod.meta.namespace_name, "default");
+  EXPECT_EQ(pod.scheduler_name, "default-scheduler");
+  EXPECT_EQ(pod.phase, core::PodPhase::kPending);
+  EXPECT_FALSE(pod.priority.has_value());
+  EXPECT_FALSE(pod.scheduling_gated);
+  EXPECT_FALSE(pod.meta.deleting);
+  ASSERT_EQ(pod.containers.size(), 1u);
+  EXPECT_EQ(pod.containers[0].requests.cpu_milli, Quantity(100));
+  EXPECT_EQ(pod.containers[0].requests.Scalar("nvidia.com/mig-1g.10gb"), Quantity(1000));
+}
+
+}  // namespace
+}  // namespace quotient::kube

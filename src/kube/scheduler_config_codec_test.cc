@@ -1,0 +1,102 @@
+#include "kube/scheduler_config_codec.h"
+
+#include <gtest/gtest.h>
+
+namespace quotient::kube {
+namespace {
+
+using scheduler::SchedulerConfig;
+
+TEST(ParseSchedulerConfig, EmptyFileGivesDefaults) {
+  for (const char* text : {"", "# nothing here\n", "---\n"}) {
+    Result<SchedulerConfig> config = ParseSchedulerConfig(text, "config.yaml");
+    ASSERT_TRUE(config.ok()) << config.message();
+    EXPECT_EQ(config->actions, SchedulerConfig::DefaultActions());
+    EXPECT_TRUE(config->tiers.empty());
+    EXPECT_TRUE(config->queue_depth_per_action.empty());
+    EXPECT_FALSE(config->scheduler_name.has_value());
+  }
+}
+
+TEST(ParseSchedulerConfig, ReadsKaiConfig) {
+  Result<SchedulerConfig> config = ParseSchedulerConfig(R"(
+actions: "allocate,  consolidation ,reclaim"
+tiers:
+- plugins:
+  - name: proportion
+    arguments: {kValue: 1.0, relcaimerSaturationMultiplier: "1.5"}
+  - name: priority
+- plugins:
+  - name: nodeplacement
+    arguments: {gpu: binpack, cpu: spread}
+  - name: minruntime
+    arguments: {defaultPreemptMinRuntime: 10m, enabled: true}
+queueDepthPerAction: {allocate: 25, reclaim: 8}
+usageDBConfig: {clientType: prometheus, usageParams: {windowSize: 1w}}
+schedulerName: kai-scheduler
+)",
+                                                        "config.yaml");
+  ASSERT_TRUE(config.ok()) << config.message();
+  EXPECT_EQ(config->actions, (std::vector<std::string>{"allocate", "consolidation", "reclaim"}));
+  ASSERT_EQ(config->tiers.size(), 2u);
+  ASSERT_EQ(config->tiers[0].plugins.size(), 2u);
+  EXPECT_EQ(config->tiers[0].plugins[0].name, "proportion");
+  EXPECT_EQ(config->tiers[0].plugins[0].arguments,
+            (std::map<std::string, std::string>{{"kValue", "1.0"},
+                                                {"relcaimerSaturationMultiplier", "1.5"}}));
+  EXPECT_TRUE(config->tiers[0].plugins[1].arguments.empty());
+  const scheduler::PluginOption* minruntime = config->FindPlugin("minruntime");
+  ASSERT_NE(minruntime, nullptr);
+  EXPECT_EQ(minruntime->arguments.at("defaultPreemptMinRuntime"), "10m");
+  EXPECT_EQ(minruntime->arguments.at("enabled"), "true");
+  EXPECT_EQ(config->FindPlugin("nodeplacement")->arguments.at("cpu"), "spread");
+  EXPECT_EQ(config->queue_depth_per_action,
+            (std::map<std::string, int>{{"allocate", 25}, {"reclaim", 8}}));
+  EXPECT_EQ(config->scheduler_name, "kai-scheduler");
+}
+
+TEST(ParseSchedulerConfig, MissingActionsKeepDefaultsWhenTiersAreGiven) {
+  Result<SchedulerConfig> config =
+      ParseSchedulerConfig("tiers:\n- plugins:\n  - name: gpuspread\n", "c.yaml");
+  ASSERT_TRUE(config.ok()) << config.message();
+  EXPECT_EQ(config->actions, SchedulerConfig::DefaultActions());
+  EXPECT_NE(config->FindPlugin("gpuspread"), nullptr);
+  EXPECT_EQ(config->FindPlugin("gpupack"), nullptr);
+}
+
+TEST(ParseSchedulerConfig, UnknownActionIsAnErrorNamingIt) {
+  Result<SchedulerConfig> config =
+      ParseSchedulerConfig("actions: \"allocate, backfill, reclame\"\n", "config.yaml");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.message(),
+            "config.yaml: actions: unknown actions \"backfill\", \"reclame\" (valid: allocate, "
+            "consolidation, reclaim, preempt, stalegangeviction)");
+}
+
+TEST(ParseSchedulerConfig, MalformedConfigsAreErrors) {
+  const char* bad[] = {
+      "actions: [allocate]\n",
+      "tiers: {plugins: []}\n",
+      "tiers:\n- plugins:\n  - arguments: {a: b}\n",
+      "tiers:\n- plugins:\n  - name: proportion\n    arguments: {kValue: [1]}\n",
+      "queueDepthPerAction: {allocate: many}\n",
+      "queueDepthPerAction: {allocate: -1}\n",
+      "schedulerName: {a: b}\n",
+      "- just\n- a list\n",
+      "actions: [unclosed\n",
+  };
+  for (const char* text : bad) {
+    Result<SchedulerConfig> config = ParseSchedulerConfig(text, "c.yaml");
+    EXPECT_FALSE(config.ok()) << text;
+    EXPECT_EQ(config.message().rfind("c.yaml: ", 0), 0u) << config.message();
+  }
+}
+
+TEST(LoadSchedulerConfigFile, MissingFileIsAnError) {
+  Result<SchedulerConfig> config = LoadSchedulerConfigFile("/nonexistent/quotient/config.yaml");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.message(), "/nonexistent/quotient/config.yaml: no such file or directory");
+}
+
+}  // namespace
+}  // namespace quotient::kube
