@@ -85,7 +85,13 @@ std::string FormatDecimal(int64_t value, int decimals);
 // at the edge; inside the core "unlimited" is only ever this state.
 class Bound {
  public:
-  static Bound Unlimited() { return Bound(); }
+  // A default Bound is zero, never unlimited (KAI: an unset quota or limit is 0).
+  Bound() : amount_(Quantity::Zero()) {}
+  static Bound Unlimited() {
+    Bound b;
+    b.amount_.reset();
+    return b;
+  }
   static Bound Of(Quantity amount) { return Bound(amount); }
 
   bool is_unlimited() const { return !amount_.has_value(); }
@@ -102,7 +108,6 @@ class Bound {
   bool operator==(const Bound&) const = default;
 
  private:
-  Bound() = default;
   explicit Bound(Quantity amount) : amount_(amount) {}
 
   std::optional<Quantity> amount_;

@@ -1,0 +1,24 @@
+// Why a job's pods are still waiting, in words a person can act on. The first that applies:
+//   1. the pod itself is invalid (bad annotation, unknown subgroup);
+//   2. the job is invalid or its queue is unusable (QueueDoesNotExist, ...);
+//   3. the gang is not ready: fewer pods exist than it needs;
+//   4. what the actions recorded in this cycle;
+//   5. the queue checks: OverLimit, NonPreemptibleOverQuota;
+//   6. no action placed it.
+#pragma once
+
+#include <string>
+
+#include "core/snapshot.h"
+#include "scheduler/session.h"
+
+namespace quotient::scheduler {
+
+std::string PendingReason(const Session& session, const core::Job& job, core::Index job_index,
+                          const core::Pod& pod);
+
+// KAI's readiness rule: every leaf subgroup has at least its minimum of pods that are alive
+// (not finished) and not gated. Empty when ready, else the NotReady message.
+std::string NotReadyMessage(const core::Snapshot& snapshot, const core::Job& job);
+
+}  // namespace quotient::scheduler

@@ -1,0 +1,188 @@
+#include "scheduler/run.h"
+
+#include <map>
+#include <set>
+
+#include "core/snapshot_builder.h"
+#include "scheduler/action.h"
+#include "scheduler/pending_reason.h"
+#include "scheduler/session.h"
+#include "scheduler/world.h"
+
+namespace quotient::scheduler {
+namespace {
+
+std::string OutputStatus(core::PodStatus s, bool has_node) {
+  switch (s) {
+    case core::PodStatus::kRunning:
+    case core::PodStatus::kBound:
+    case core::PodStatus::kBinding:
+    case core::PodStatus::kAllocated:
+      return "Running";
+    case core::PodStatus::kPipelined:
+      return "Pipelined";
+    case core::PodStatus::kReleasing:
+      return "Releasing";
+    case core::PodStatus::kGated:
+      return "Gated";
+    case core::PodStatus::kSucceeded:
+      return "Succeeded";
+    case core::PodStatus::kFailed:
+      return "Failed";
+    case core::PodStatus::kUnknown:
+      return has_node ? "Running" : "Pending";
+    case core::PodStatus::kPending:
+      return "Pending";
+  }
+  return "Pending";
+}
+
+struct LastCycle {
+  std::map<std::string, const Decision*> by_pod;  // the pod's last decision in the cycle
+};
+
+PodReport ReportPod(const Session& session, const core::Pod& pod, const LastCycle& last,
+                    const std::set<std::string>& bound_by_run) {
+  const core::Snapshot& s = session.snapshot();
+  const core::Job& job = s.jobs[static_cast<size_t>(pod.job)];
+  PodReport r;
+  r.pod = pod.key;
+  r.pod_group = job.key;
+  r.queue = job.queue_name;
+  r.node = pod.node_name;
+  r.gpu_groups = pod.gpu_groups;
+  r.status = OutputStatus(pod.status, !pod.node_name.empty());
+  if (r.status == "Running" && bound_by_run.count(pod.key)) r.status = "Bound";
+  if (auto it = last.by_pod.find(pod.key); it != last.by_pod.end()) {
+    const Decision& d = *it->second;
+    r.node = d.node;
+    if (d.kind == DecisionKind::kEvict) {
+      r.status = "Releasing";
+    } else {
+      r.status = d.kind == DecisionKind::kBind ? "Bound" : "Pipelined";
+      r.gpu_groups = d.gpu_groups;
+    }
+  }
+  if (r.status == "Pending") r.reason = PendingReason(session, job, pod.job, pod);
+  return r;
+}
+
+PodGroupReport ReportGroup(const Session& session, const core::Job& job, core::Index index,
+                           const std::map<std::string, std::string>& pod_status) {
+  PodGroupReport r;
+  r.pod_group = job.key;
+  r.queue = job.queue_name;
+  r.min_member = 0;
+  bool all_active = true;
+  bool all_placed = true;
+  bool any_pod = false;
+  bool any_alive = false;
+  bool any_failed = false;
+  for (const core::SubGroup& sg : job.sub_groups) {
+    if (!sg.leaf) continue;
+    r.min_member += sg.min_member;
+    int32_t active = 0;
+    int32_t placed = 0;
+    for (core::Index i : sg.pods) {
+      const std::string& st = pod_status.at(session.snapshot().pods[static_cast<size_t>(i)].key);
+      active += st == "Running" || st == "Bound";
+      placed += st == "Running" || st == "Bound" || st == "Pipelined";
+    }
+    all_active = all_active && active >= sg.min_member;
+    all_placed = all_placed && placed >= sg.min_member;
+  }
+  for (core::Index i : job.pods) {
+    const std::string& st = pod_status.at(session.snapshot().pods[static_cast<size_t>(i)].key);
+    any_pod = true;
+    any_alive = any_alive || (st != "Succeeded" && st != "Failed");
+    any_failed = any_failed || st == "Failed";
+  }
+  if (any_pod && !any_alive) {
+    r.status = any_failed ? "Failed" : "Succeeded";
+  } else if (any_pod && all_active) {
+    r.status = "Running";
+  } else if (any_pod && all_placed) {
+    r.status = "Pipelined";
+  } else {
+    r.status = "Pending";
+  }
+  if (r.status == "Pending") {
+    std::set<std::string> seen;
+    for (core::Index i : job.pods) {
+      const core::Pod& pod = session.snapshot().pods[static_cast<size_t>(i)];
+      if (pod_status.at(pod.key) != "Pending") continue;
+      std::string reason = PendingReason(session, job, index, pod);
+      if (seen.insert(reason).second) r.reasons.push_back(std::move(reason));
+    }
+    if (!any_pod) r.reasons.push_back("the pod group has no pods");
+  }
+  return r;
+}
+
+QueueReport ReportQueue(const core::Snapshot& s, const fairshare::QueueShare& share) {
+  const core::Queue& q = s.queues[static_cast<size_t>(share.queue)];
+  QueueReport r;
+  r.name = q.name;
+  r.parent = q.parent == core::kNone ? "" : s.queues[static_cast<size_t>(q.parent)].name;
+  r.priority = q.priority;
+  for (core::ShareResource res : core::kShareResources) {
+    r.deserved[res] = q.resources[res].quota;
+    r.limit[res] = q.resources[res].limit;
+  }
+  r.fair_share = share.FairShare();
+  r.allocated = share.Allocated();
+  r.requested = share.Requested();
+  return r;
+}
+
+void ReportFinalState(const Session& session, const std::vector<Decision>& decisions,
+                      const std::set<std::string>& bound_by_run, RunReport& report) {
+  const core::Snapshot& s = session.snapshot();
+  LastCycle last;
+  for (const Decision& d : decisions) last.by_pod[d.pod] = &d;
+  std::map<std::string, std::string> pod_status;
+  for (const core::Pod& pod : s.pods) {
+    if (pod.job == core::kNone) continue;
+    report.pods.push_back(ReportPod(session, pod, last, bound_by_run));
+    pod_status[pod.key] = report.pods.back().status;
+  }
+  for (size_t i = 0; i < s.jobs.size(); ++i) {
+    report.pod_groups.push_back(
+        ReportGroup(session, s.jobs[i], static_cast<core::Index>(i), pod_status));
+  }
+  for (const fairshare::QueueShare& share : session.shares().all()) {
+    report.queues.push_back(ReportQueue(s, share));
+  }
+}
+
+}  // namespace
+
+RunReport Run(core::ClusterObjects objects, const RunOptions& options) {
+  RunReport report;
+  core::SnapshotOptions snapshot_options;
+  snapshot_options.scheduler_name = options.scheduler_name;
+  snapshot_options.now = options.now;
+  std::set<std::string> bound_by_run;
+  const int cycles = options.cycles < 1 ? 1 : options.cycles;
+  for (int c = 0; c < cycles; ++c) {
+    core::SnapshotBuild build = core::BuildSnapshot(objects, snapshot_options);
+    if (c == 0) report.diagnostics = std::move(build.diagnostics);
+    Session session(build.snapshot, options.config);
+    for (const std::string& name : options.config.actions) {
+      if (std::unique_ptr<Action> action = MakeAction(name)) action->Execute(session);
+    }
+    report.cycles.push_back({c, session.decisions()});
+    for (const Decision& d : session.decisions()) {
+      if (d.kind == DecisionKind::kBind) bound_by_run.insert(d.pod);
+      if (d.kind == DecisionKind::kEvict) bound_by_run.erase(d.pod);
+    }
+    if (c + 1 == cycles) {
+      ReportFinalState(session, session.decisions(), bound_by_run, report);
+    } else {
+      AdvanceWorld(objects, session.decisions(), options.delete_evicted);
+    }
+  }
+  return report;
+}
+
+}  // namespace quotient::scheduler

@@ -1,0 +1,107 @@
+#include "scheduler/run.h"
+
+#include <gtest/gtest.h>
+
+#include "builders/objects.h"
+
+namespace quotient::scheduler {
+namespace {
+
+using testing::MakeGroup;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakeQueue;
+
+const PodReport& PodOf(const RunReport& r, std::string_view key) {
+  for (const PodReport& p : r.pods) {
+    if (p.pod == key) return p;
+  }
+  static PodReport none;
+  ADD_FAILURE() << "no pod " << key;
+  return none;
+}
+
+core::ClusterObjects SmallCluster() {
+  core::ClusterObjects o;
+  o.nodes.push_back(MakeNode("n1").Gpus(4));
+  o.queues.push_back(MakeQueue("team").Gpu(2, 3, 1));
+  o.pods.push_back(MakePod("ns", "run").Queue("team").Gpus(1).RunningOn("n1"));
+  o.pods.push_back(MakePod("ns", "wait").Queue("team").Gpus(1));
+  o.pods.push_back(MakePod("ns", "big").Queue("team").Gpus(3));
+  o.pods.push_back(MakePod("ns", "bad").Queue("team").Annotation("gpu-fraction", "1.7"));
+  o.pods.push_back(MakePod("ns", "lost").Queue("nowhere"));
+  o.pods.push_back(MakePod("kube", "other").Scheduler("default-scheduler").RunningOn("n1"));
+  return o;
+}
+
+TEST(Run, ReportsStatusesAndActionableReasons) {
+  const RunReport r = scheduler::Run(SmallCluster(), RunOptions{});
+  ASSERT_EQ(r.cycles.size(), 1u);
+  EXPECT_TRUE(r.cycles[0].decisions.empty());
+  // Only this scheduler's pods are reported.
+  EXPECT_EQ(r.pods.size(), 5u);
+  EXPECT_EQ(PodOf(r, "ns/run").status, "Running");
+  EXPECT_EQ(PodOf(r, "ns/run").node, "n1");
+  EXPECT_EQ(PodOf(r, "ns/run").pod_group, "ns/pg-run");
+  EXPECT_EQ(PodOf(r, "ns/wait").status, "Pending");
+  // Limit 3 GPUs, 1 allocated, big asks 3: over the limit.
+  EXPECT_EQ(PodOf(r, "ns/big").reason.rfind("OverLimit: queue team has reached its limit", 0), 0u);
+  EXPECT_EQ(PodOf(r, "ns/bad").reason.rfind("invalid pod: annotation gpu-fraction", 0), 0u);
+  EXPECT_EQ(PodOf(r, "ns/lost").reason, "QueueDoesNotExist: queue nowhere does not exist");
+  EXPECT_NE(PodOf(r, "ns/wait").reason.find("no allocate action ran"), std::string::npos);
+}
+
+TEST(Run, QueueReportCarriesQuotaAndShares) {
+  const RunReport r = scheduler::Run(SmallCluster(), RunOptions{});
+  ASSERT_EQ(r.queues.size(), 1u);
+  const QueueReport& q = r.queues[0];
+  EXPECT_EQ(q.name, "team");
+  EXPECT_EQ(q.deserved[core::ShareResource::kGpu], core::Bound::Of(core::Quantity(2000)));
+  EXPECT_EQ(q.limit[core::ShareResource::kGpu], core::Bound::Of(core::Quantity(3000)));
+  EXPECT_TRUE(q.limit[core::ShareResource::kCpu].is_unlimited());
+  // Requested: run 1 + wait 1 + big 3 = 5 (bad and lost ask for nothing).
+  EXPECT_EQ(q.requested[core::ShareResource::kGpu], core::Quantity(5000));
+  EXPECT_EQ(q.allocated[core::ShareResource::kGpu], core::Quantity(1000));
+  // Alone at the top: all 4 GPUs.
+  EXPECT_EQ(q.fair_share[core::ShareResource::kGpu], core::Quantity(4000));
+}
+
+TEST(Run, GangsReportTheirMinimumAndReadiness) {
+  core::ClusterObjects o;
+  o.queues.push_back(MakeQueue("q").Gpu(0, -1, 1));
+  o.pod_groups.push_back(MakeGroup("ns", "gang").Queue("q").MinMember(3));
+  o.pods.push_back(MakePod("ns", "g0").Group("gang"));
+  o.pods.push_back(MakePod("ns", "g1").Group("gang"));
+  o.pod_groups.push_back(MakeGroup("ns", "empty").Queue("q"));
+  const RunReport r = scheduler::Run(o, RunOptions{});
+  ASSERT_EQ(r.pod_groups.size(), 2u);
+  const PodGroupReport& empty = r.pod_groups[0];
+  EXPECT_EQ(empty.pod_group, "ns/empty");
+  EXPECT_EQ(empty.reasons, std::vector<std::string>{"the pod group has no pods"});
+  const PodGroupReport& gang = r.pod_groups[1];
+  EXPECT_EQ(gang.min_member, 3);
+  EXPECT_EQ(gang.status, "Pending");
+  ASSERT_EQ(gang.reasons.size(), 1u);
+  EXPECT_EQ(gang.reasons[0],
+            "NotReady: the gang needs 3 pods, currently 2 exist and 0 of them are gated");
+}
+
+TEST(Run, RunsTheRequestedNumberOfCycles) {
+  RunOptions options;
+  options.cycles = 3;
+  const RunReport r = scheduler::Run(SmallCluster(), options);
+  ASSERT_EQ(r.cycles.size(), 3u);
+  EXPECT_EQ(r.cycles[2].index, 2);
+}
+
+TEST(Run, FinishedPodsMakeTheGroupSucceeded) {
+  core::ClusterObjects o;
+  o.queues.push_back(MakeQueue("q"));
+  o.pods.push_back(MakePod("ns", "done").Queue("q").Phase(core::PodPhase::kSucceeded));
+  const RunReport r = scheduler::Run(o, RunOptions{});
+  EXPECT_EQ(r.pods[0].status, "Succeeded");
+  EXPECT_EQ(r.pod_groups[0].status, "Succeeded");
+}
+
+}  // namespace
+}  // namespace quotient::scheduler

@@ -1,0 +1,21 @@
+// AdvanceWorld: what a cluster does between two cycles, applied to the objects of a run.
+//   - a pod bound in the cycle starts Running on its node;
+//   - an evicted pod goes away and, as its workload controller would, comes back as a new
+//     Pending pod with the same name and pod group (`delete_evicted` drops it instead, as for a
+//     bare pod);
+//   - a pipelined pod stays Pending and competes again in the next cycle;
+//   - pods that were already terminating in the input stay Releasing on their node.
+// Pure data transformation: the simulator and `quotient schedule --cycles` share it.
+#pragma once
+
+#include <vector>
+
+#include "core/objects.h"
+#include "scheduler/decision.h"
+
+namespace quotient::scheduler {
+
+void AdvanceWorld(core::ClusterObjects& objects, const std::vector<Decision>& decisions,
+                  bool delete_evicted);
+
+}  // namespace quotient::scheduler
