@@ -1,0 +1,29 @@
+// The single `quotient` binary; each component is a subcommand.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/schedule_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Quotient: a GPU scheduler for Kubernetes, compatible with KAI Scheduler"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "quotient 0.1.0");
+  quotient::cli::ScheduleFlags schedule_flags;
+  CLI::App* schedule = quotient::cli::AddScheduleCommand(app, schedule_flags);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints the message and usage
+    return 2;     // bad usage
+  }
+  if (schedule->parsed()) {
+    return quotient::cli::RunSchedule(schedule_flags, std::cin, std::cout, std::cerr);
+  }
+  return 2;
+}

@@ -1,0 +1,36 @@
+// `quotient schedule`: load a cluster described as Kubernetes objects, run scheduling cycles on
+// it, and print the decisions, pods, pod groups and queues (docs/schedule-command.md).
+//
+//   quotient schedule [--config FILE] [--actions LIST] [--cycles N] [--scheduler-name NAME]
+//                     [--now RFC3339] [-o table|json|yaml] [--delete-evicted] FILE|DIR|- ...
+//
+// Exit codes: 0 the run completed, 1 input that cannot be read, 2 bad usage.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace quotient::cli {
+
+struct ScheduleFlags {
+  std::string config_path;
+  std::string actions;  // comma separated; empty = from the configuration
+  int cycles = 1;
+  std::string scheduler_name;  // empty = from the configuration, else "quotient"
+  std::string now;             // RFC3339; empty = the current time
+  std::string output = "table";
+  bool delete_evicted = false;
+  std::vector<std::string> inputs;
+};
+
+// Registers the subcommand; `flags` must outlive parsing.
+CLI::App* AddScheduleCommand(CLI::App& app, ScheduleFlags& flags);
+
+// Runs it after parsing. Writes the report to `out` and diagnostics to `err`; returns the exit
+// code. `stdin_stream` serves the "-" input.
+int RunSchedule(const ScheduleFlags& flags, std::istream& stdin_stream, std::ostream& out,
+                std::ostream& err);
+
+}  // namespace quotient::cli
