@@ -6,5 +6,6 @@ function(quotient_add_test)
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main
                         quotient_warnings)
   include(GoogleTest)
-  gtest_discover_tests(${ARG_NAME} PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+  gtest_discover_tests(${ARG_NAME} PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60
+                       DISCOVERY_MODE PRE_TEST)
 endfunction()

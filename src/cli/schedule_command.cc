@@ -86,7 +86,7 @@ int RunSchedule(const ScheduleFlags& flags, std::istream& stdin_stream, std::ost
       }
     }
   }
-  options.scheduler_name = !flags.scheduler_name.empty() ? flags.scheduler_name
+  options.scheduler_name = !flags.scheduler_name.empty()   ? flags.scheduler_name
                            : options.config.scheduler_name ? *options.config.scheduler_name
                                                            : "quotient";
   if (!flags.now.empty()) {

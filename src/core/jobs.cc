@@ -246,6 +246,10 @@ std::vector<Job> BuildJobs(const ClusterObjects& objects, const SnapshotOptions&
     for (const PodGroupObject& o : objects.pod_groups) {
       if (o.meta.Key() == job.key) meta.source = o.meta.source;
     }
+    for (size_t i = 0; meta.source.empty() && i < pods.size(); ++i) {
+      // An implicit group has no object of its own: name the file of its pod.
+      if (job_key_of_pod[i] == job.key) meta.source = pods[i].meta.source;
+    }
     reporter.Warn(meta, job.implicit ? "implicit PodGroup" : "PodGroup",
                   job.implicit ? "queue label" : "spec.queue",
                   job.problems.back() + "; the pod group will not be scheduled");
