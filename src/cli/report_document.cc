@@ -35,16 +35,16 @@ Document Bounds(const core::PerResource<core::Bound>& v) {
   return d;
 }
 
-Document Decisions(const std::vector<scheduler::Decision>& decisions) {
+Document Decisions(const std::vector<framework::Decision>& decisions) {
   Document list = Document::array();
-  for (const scheduler::Decision& d : decisions) {
+  for (const framework::Decision& d : decisions) {
     Document item = Document::object();
     item["action"] = d.action;
-    item["kind"] = std::string(scheduler::DecisionKindName(d.kind));
+    item["kind"] = std::string(framework::DecisionKindName(d.kind));
     item["pod"] = d.pod;
     item["node"] = d.node;
-    if (d.kind == scheduler::DecisionKind::kBind) item["gpuGroups"] = d.gpu_groups;
-    if (d.kind == scheduler::DecisionKind::kEvict) item["reason"] = d.reason;
+    if (d.kind == framework::DecisionKind::kBind) item["gpuGroups"] = d.gpu_groups;
+    if (d.kind == framework::DecisionKind::kEvict) item["reason"] = d.reason;
     list.push_back(std::move(item));
   }
   return list;

@@ -12,9 +12,9 @@ using core::ShareResource;
 scheduler::RunReport OneOfEach() {
   scheduler::RunReport r;
   r.cycles.push_back({0,
-                      {{"allocate", scheduler::DecisionKind::kBind, "ns/a", "n1", {"0"}, ""},
-                       {"reclaim", scheduler::DecisionKind::kEvict, "ns/b", "n2", {}, "why"},
-                       {"reclaim", scheduler::DecisionKind::kPipeline, "ns/c", "n2", {}, ""}}});
+                      {{"allocate", framework::DecisionKind::kBind, "ns/a", "n1", {"0"}, ""},
+                       {"reclaim", framework::DecisionKind::kEvict, "ns/b", "n2", {}, "why"},
+                       {"reclaim", framework::DecisionKind::kPipeline, "ns/c", "n2", {}, ""}}});
   r.pods.push_back({"ns/a", "ns/pg", "q", "Bound", "n1", {"0"}, ""});
   r.pod_groups.push_back({"ns/pg", "q", 2, "Pending", {"text"}});
   scheduler::QueueReport q;

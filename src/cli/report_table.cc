@@ -35,8 +35,8 @@ std::string DecisionsSection(const scheduler::RunReport& report) {
   std::string out;
   for (const scheduler::CycleReport& c : report.cycles) {
     Table t({"ACTION", "KIND", "POD", "NODE", "GPU-GROUPS", "REASON"});
-    for (const scheduler::Decision& d : c.decisions) {
-      t.AddRow({d.action, std::string(scheduler::DecisionKindName(d.kind)), d.pod, d.node,
+    for (const framework::Decision& d : c.decisions) {
+      t.AddRow({d.action, std::string(framework::DecisionKindName(d.kind)), d.pod, d.node,
                 Join(d.gpu_groups, ","), d.reason});
     }
     out += "DECISIONS (cycle " + std::to_string(c.index) + ")\n" + t.Render() + "\n";

@@ -3,12 +3,12 @@
 #include <chrono>
 #include <iostream>
 
+#include "actions/registry.h"
 #include "cli/report_document.h"
 #include "cli/report_table.h"
 #include "kube/loader.h"
 #include "kube/scheduler_config_codec.h"
 #include "kube/text_formats.h"
-#include "scheduler/action.h"
 #include "scheduler/run.h"
 
 namespace quotient::cli {
@@ -79,7 +79,7 @@ int RunSchedule(const ScheduleFlags& flags, std::istream& stdin_stream, std::ost
   if (!flags.actions.empty()) {
     options.config.actions = SplitActions(flags.actions);
     for (const std::string& name : options.config.actions) {
-      if (!scheduler::IsKnownAction(name)) {
+      if (!actions::IsKnownAction(name)) {
         err << "quotient: error: --actions: unknown action \"" << name
             << "\" (known: allocate, consolidation, reclaim, preempt, stalegangeviction)\n";
         return kExitUsage;
@@ -103,7 +103,7 @@ int RunSchedule(const ScheduleFlags& flags, std::istream& stdin_stream, std::ost
   options.delete_evicted = flags.delete_evicted;
 
   for (const std::string& name : options.config.actions) {
-    if (!scheduler::IsActionAvailable(name)) {
+    if (!actions::IsActionAvailable(name)) {
       err << "quotient: note: action \"" << name
           << "\" is accepted but has no effect in this version\n";
     }

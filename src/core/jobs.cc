@@ -112,7 +112,8 @@ void BuildSubGroups(Job& job, const std::vector<SubGroupSpec>& specs) {
   }
 }
 
-Job JobFromPodGroup(const PodGroupObject& o, const PriorityTable& priorities, Reporter& reporter) {
+Job JobFromPodGroup(const PodGroupObject& o, const SnapshotOptions& options,
+                    const PriorityTable& priorities, Reporter& reporter) {
   Job job;
   job.key = o.meta.Key();
   job.namespace_name = o.meta.namespace_name;
@@ -124,6 +125,9 @@ Job JobFromPodGroup(const PodGroupObject& o, const PriorityTable& priorities, Re
   job.preemptible = PreemptibleOf(o.preemptibility, job.priority);
   job.min_member = o.min_member;
   job.problems = o.problems;
+  if (auto it = o.meta.labels.find(options.node_pool_label_key); it != o.meta.labels.end()) {
+    job.node_pool = it->second;
+  }
   BuildSubGroups(job, o.sub_groups);
   return job;
 }
@@ -160,6 +164,9 @@ Job ImplicitJob(const Pod& pod, const PodObject& object, const SnapshotOptions& 
   }
   job.preemptible = PreemptibleOf(p, job.priority);
   job.min_member = 1;
+  if (auto it = labels.find(options.node_pool_label_key); it != labels.end()) {
+    job.node_pool = it->second;
+  }
   BuildSubGroups(job, {});
   return job;
 }
@@ -195,7 +202,7 @@ std::vector<Job> BuildJobs(const ClusterObjects& objects, const SnapshotOptions&
                     "duplicate pod group; the first definition is used");
       continue;
     }
-    by_key.emplace(o.meta.Key(), JobFromPodGroup(o, priorities, reporter));
+    by_key.emplace(o.meta.Key(), JobFromPodGroup(o, options, priorities, reporter));
   }
   std::map<std::string, const PodObject*> object_of;
   for (const PodObject& o : objects.pods) object_of.emplace(o.meta.Key(), &o);

@@ -124,6 +124,8 @@ Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& 
   p.request = RequestOf(o);
   p.node_selector = o.node_selector;
   p.tolerations = o.tolerations;
+  p.affinity = o.affinity;
+  p.host_ports = o.host_ports;
   p.problems = o.problems;
   p.gpu_groups = GpuGroupsOf(o.meta.labels);
   if (auto it = o.meta.labels.find(std::string(kSubGroupLabel)); it != o.meta.labels.end()) {

@@ -67,6 +67,48 @@ struct NodeObject {
 
 enum class PodPhase { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 
+// A label (or field) requirement: operator In, NotIn, Exists, DoesNotExist, Gt or Lt, as in
+// Kubernetes' NodeSelectorRequirement and LabelSelectorRequirement.
+struct SelectorRequirement {
+  std::string key;
+  std::string op;
+  std::vector<std::string> values;
+};
+
+// One term of a required node affinity: all of its requirements must hold. Terms are ORed.
+struct NodeSelectorTerm {
+  std::vector<SelectorRequirement> match_expressions;  // on node labels
+  std::vector<SelectorRequirement> match_fields;       // on node fields (metadata.name)
+};
+
+struct LabelSelector {
+  Labels match_labels;
+  std::vector<SelectorRequirement> match_expressions;  // In, NotIn, Exists, DoesNotExist
+};
+
+// A required pod (anti-)affinity term: pods matching `selector` in `namespaces` (empty = the
+// pod's own namespace, unless `namespace_selector_all`) on nodes sharing `topology_key`.
+struct PodAffinityTerm {
+  LabelSelector selector;
+  std::vector<std::string> namespaces;
+  bool namespace_selector_all = false;  // namespaceSelector: {} selects every namespace
+  std::string topology_key;
+};
+
+struct Affinity {
+  std::vector<NodeSelectorTerm>
+      required_node_terms;  // requiredDuringSchedulingIgnoredDuringExecution
+  std::vector<PodAffinityTerm> required_pod_affinity;
+  std::vector<PodAffinityTerm> required_pod_anti_affinity;
+};
+
+// A container port with a hostPort (only those matter for scheduling).
+struct HostPort {
+  int32_t port = 0;
+  std::string protocol = "TCP";
+  std::string host_ip;  // empty = 0.0.0.0
+};
+
 struct ContainerResources {
   std::string name;
   ResourceVector requests;  // requests, defaulted from limits as the API server does
@@ -86,6 +128,8 @@ struct PodObject {
   ResourceVector overhead;  // spec.overhead
   Labels node_selector;
   std::vector<Toleration> tolerations;
+  Affinity affinity;
+  std::vector<HostPort> host_ports;  // from containers and init containers
   std::vector<std::string> problems;
 };
 

@@ -90,6 +90,8 @@ struct Pod {
   std::optional<int64_t> task_priority;  // kai.scheduler/task-priority label
   Labels node_selector;
   std::vector<Toleration> tolerations;
+  Affinity affinity;
+  std::vector<HostPort> host_ports;
   // Why this pod cannot be scheduled regardless of the cluster state (bad input). Empty if none.
   std::vector<std::string> problems;
 };
@@ -115,6 +117,8 @@ struct Job {
   int32_t priority = 50;
   bool preemptible = true;
   int32_t min_member = 1;
+  // kai.scheduler/node-pool of the PodGroup (implicit groups: of the pod); "" = default pool.
+  std::string node_pool;
   // Leaf subgroups carry gang minimums; without subGroups there is one leaf "default" with
   // max(minMember, 1).
   std::vector<SubGroup> sub_groups;

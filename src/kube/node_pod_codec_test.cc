@@ -1,5 +1,9 @@
-// Node and Pod decoding through DecodeManifestText, from YAML and from JSON.
+// Node and Pod decoding (host ports included; affinity is in affinity_codec_test.cc) through
+// DecodeManifestText, from YAML and from JSON.
 #include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
 
 #include "kube/loader.h"
 
@@ -224,6 +228,128 @@ TEST(PodCodec, DefaultsFromKubectlJson) {
   ASSERT_EQ(pod.containers.size(), 1u);
   EXPECT_EQ(pod.containers[0].requests.cpu_milli, Quantity(100));
   EXPECT_EQ(pod.containers[0].requests.Scalar("nvidia.com/mig-1g.10gb"), Quantity(1000));
+}
+
+// A pod named team-a/p whose spec is `spec` (YAML, indented by two spaces).
+std::string PodYaml(std::string_view spec) {
+  return "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team-a}\nspec:\n" +
+         std::string(spec);
+}
+
+const core::PodObject& OnlyPod(const LoadResult& r) {
+  EXPECT_EQ(r.objects.pods.size(), 1u);
+  return r.objects.pods.at(0);
+}
+
+// The pod's problems are exactly `expected` ("field: message"), each also a warning diagnostic.
+void ExpectProblems(const LoadResult& r, const std::vector<std::string>& expected) {
+  EXPECT_EQ(OnlyPod(r).problems, expected);
+  ASSERT_EQ(r.diagnostics.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(r.diagnostics[i].severity, core::Diagnostic::Severity::kWarning);
+    EXPECT_EQ(r.diagnostics[i].object, "Pod team-a/p");
+    EXPECT_EQ(r.diagnostics[i].field + ": " + r.diagnostics[i].message, expected[i]);
+  }
+}
+
+TEST(PodHostPorts, ReadsHostPortsFromContainersAndInitContainers) {
+  LoadResult r = Decode(PodYaml(R"(
+  initContainers:
+  - name: init
+    ports:
+    - {containerPort: 9000, hostPort: 9000}
+  containers:
+  - name: main
+    ports:
+    - {containerPort: 8080}
+    - {containerPort: 8081, hostPort: 0, protocol: HTTP}
+    - {containerPort: 53, hostPort: 53, protocol: UDP, hostIP: 10.0.0.1}
+    - {containerPort: 80, hostPort: 65535, protocol: TCP}
+  - name: sidecar
+    ports:
+    - {name: metrics, containerPort: 9100, hostPort: 9100, protocol: SCTP}
+  - name: no-ports
+)"));
+  EXPECT_TRUE(r.diagnostics.empty()) << r.diagnostics[0].ToString();
+  const core::PodObject& pod = OnlyPod(r);
+  EXPECT_TRUE(pod.problems.empty());
+  // Containers first, then init containers; ports without a host port are not listed.
+  ASSERT_EQ(pod.host_ports.size(), 4u);
+  EXPECT_EQ(pod.host_ports[0].port, 53);
+  EXPECT_EQ(pod.host_ports[0].protocol, "UDP");
+  EXPECT_EQ(pod.host_ports[0].host_ip, "10.0.0.1");
+  EXPECT_EQ(pod.host_ports[1].port, 65535);
+  EXPECT_EQ(pod.host_ports[1].protocol, "TCP");
+  EXPECT_EQ(pod.host_ports[1].host_ip, "");
+  EXPECT_EQ(pod.host_ports[2].port, 9100);
+  EXPECT_EQ(pod.host_ports[2].protocol, "SCTP");
+  EXPECT_EQ(pod.host_ports[3].port, 9000);
+  EXPECT_EQ(pod.host_ports[3].protocol, "TCP");  // the default
+  EXPECT_EQ(pod.host_ports[3].host_ip, "");
+  EXPECT_EQ(pod.containers.size(), 3u);
+  EXPECT_EQ(pod.init_containers.size(), 1u);
+}
+
+TEST(PodHostPorts, ReadsHostPortsFromJson) {
+  LoadResult r = Decode(R"({"apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "p", "namespace": "team-a"},
+    "spec": {"containers": [{"name": "c", "ports": [
+      {"containerPort": 80, "hostPort": 8080, "protocol": "", "hostIP": null},
+      {"containerPort": 81, "hostPort": 8081, "hostIP": "::1"}]}]}})",
+                        "pods.json");
+  EXPECT_TRUE(r.diagnostics.empty()) << r.diagnostics[0].ToString();
+  const core::PodObject& pod = OnlyPod(r);
+  ASSERT_EQ(pod.host_ports.size(), 2u);
+  EXPECT_EQ(pod.host_ports[0].port, 8080);
+  EXPECT_EQ(pod.host_ports[0].protocol, "TCP");
+  EXPECT_EQ(pod.host_ports[0].host_ip, "");
+  EXPECT_EQ(pod.host_ports[1].port, 8081);
+  EXPECT_EQ(pod.host_ports[1].protocol, "TCP");
+  EXPECT_EQ(pod.host_ports[1].host_ip, "::1");
+}
+
+TEST(PodHostPorts, BadHostPortsAreProblems) {
+  LoadResult r = Decode(PodYaml(R"(
+  containers:
+  - name: main
+    ports:
+    - {containerPort: 80, hostPort: 70000}
+    - {containerPort: 81, hostPort: 81, protocol: HTTP}
+    - {containerPort: 82, hostPort: -1}
+    - {containerPort: 83, hostPort: "83"}
+    - {containerPort: 84, hostPort: 84}
+  initContainers:
+  - name: init
+    ports:
+    - {containerPort: 85, hostPort: 85, protocol: tcp}
+)"));
+  ExpectProblems(
+      r, {
+             "spec.containers[0].ports[0].hostPort: out of range (\"70000\", allowed 0 to 65535)",
+             "spec.containers[0].ports[1].protocol: unknown protocol \"HTTP\" (TCP, UDP or SCTP)",
+             "spec.containers[0].ports[2].hostPort: out of range (\"-1\", allowed 0 to 65535)",
+             "spec.containers[0].ports[3].hostPort: expected an integer, got string (\"83\")",
+             "spec.initContainers[0].ports[0].protocol: unknown protocol \"tcp\" (TCP, UDP or "
+             "SCTP)",
+         });
+  const core::PodObject& pod = OnlyPod(r);
+  ASSERT_EQ(pod.host_ports.size(), 1u);
+  EXPECT_EQ(pod.host_ports[0].port, 84);
+}
+
+TEST(PodHostPorts, BadHostPortFromJsonIsAProblem) {
+  LoadResult r = Decode(R"({"apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "p", "namespace": "team-a"},
+    "spec": {"containers": [{"name": "c", "ports": [
+      {"containerPort": 80, "hostPort": 70000},
+      {"containerPort": 81, "hostPort": 81, "protocol": "HTTP"}]}]}})",
+                        "pods.json");
+  ExpectProblems(
+      r, {
+             "spec.containers[0].ports[0].hostPort: out of range (\"70000\", allowed 0 to 65535)",
+             "spec.containers[0].ports[1].protocol: unknown protocol \"HTTP\" (TCP, UDP or SCTP)",
+         });
+  EXPECT_TRUE(OnlyPod(r).host_ports.empty());
 }
 
 }  // namespace

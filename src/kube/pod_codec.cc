@@ -1,6 +1,8 @@
 // v1 Pod -> core::PodObject.
+#include <cstdint>
 #include <string>
 
+#include "kube/affinity_codec.h"
 #include "kube/codecs.h"
 #include "kube/object_meta.h"
 
@@ -46,14 +48,52 @@ core::ContainerResources DecodeContainer(FieldDecoder& d, const Value& value,
   return out;
 }
 
+// The container's ports that bind a hostPort, appended to `out`. Only those matter for
+// scheduling: two pods cannot bind the same host port, protocol and address on one node. A port
+// with a bad hostPort or protocol is a problem and left out.
+void DecodeHostPorts(FieldDecoder& d, const Value& container, const std::string& field,
+                     std::vector<core::HostPort>& out) {
+  const std::string ports_field = FieldPath(field, "ports");
+  const Value* ports = d.Sequence(container.Find("ports"), ports_field);
+  if (ports == nullptr) return;
+  for (size_t i = 0; i < ports->size(); ++i) {
+    const std::string port_field = FieldPath(ports_field, i);
+    const Value* port = d.Mapping(&ports->items()[i], port_field);
+    if (port == nullptr) continue;
+    // 0 or absent: no host port.
+    const std::optional<int64_t> host_port =
+        d.Integer(port->Find("hostPort"), FieldPath(port_field, "hostPort"), 0, 65535);
+    if (!host_port || *host_port == 0) continue;
+    core::HostPort decoded;
+    decoded.port = static_cast<int32_t>(*host_port);
+    const std::string protocol_field = FieldPath(port_field, "protocol");
+    const Value* protocol_value = port->Find("protocol");
+    const std::optional<std::string> protocol = d.String(protocol_value, protocol_field);
+    if (protocol_value != nullptr && !protocol_value->is_null() && !protocol) continue;
+    if (protocol && !protocol->empty()) {  // "" defaults to TCP, as in the API server
+      if (*protocol != "TCP" && *protocol != "UDP" && *protocol != "SCTP") {
+        d.Problem(protocol_field, "unknown protocol \"" + *protocol + "\" (TCP, UDP or SCTP)");
+        continue;
+      }
+      decoded.protocol = *protocol;
+    }
+    decoded.host_ip = d.String(port->Find("hostIP"), FieldPath(port_field, "hostIP")).value_or("");
+    out.push_back(std::move(decoded));
+  }
+}
+
 std::vector<core::ContainerResources> DecodeContainers(FieldDecoder& d, const Value* spec,
-                                                       std::string_view key) {
+                                                       std::string_view key,
+                                                       std::vector<core::HostPort>& host_ports) {
   std::vector<core::ContainerResources> out;
   const std::string field = FieldPath("spec", key);
   const Value* containers = d.Sequence(spec->Find(key), field);
   if (containers == nullptr) return out;
   for (size_t i = 0; i < containers->size(); ++i) {
-    out.push_back(DecodeContainer(d, containers->items()[i], FieldPath(field, i)));
+    const Value& container = containers->items()[i];
+    out.push_back(DecodeContainer(d, container, FieldPath(field, i)));
+    // A container that is not a map is already a problem from DecodeContainer.
+    if (container.is_mapping()) DecodeHostPorts(d, container, FieldPath(field, i), host_ports);
   }
   return out;
 }
@@ -84,11 +124,12 @@ void DecodeSpec(FieldDecoder& d, const Value* spec, core::PodObject& pod) {
   if (const Value* gates = d.Sequence(spec->Find("schedulingGates"), "spec.schedulingGates")) {
     pod.scheduling_gated = gates->size() > 0;
   }
-  pod.containers = DecodeContainers(d, spec, "containers");
-  pod.init_containers = DecodeContainers(d, spec, "initContainers");
+  pod.containers = DecodeContainers(d, spec, "containers", pod.host_ports);
+  pod.init_containers = DecodeContainers(d, spec, "initContainers", pod.host_ports);
   DecodeResourceList(d, spec->Find("overhead"), "spec.overhead", core::Rounding::kUp, pod.overhead);
   pod.node_selector = d.StringMap(spec->Find("nodeSelector"), "spec.nodeSelector");
   DecodeTolerations(d, spec, pod);
+  pod.affinity = DecodeAffinity(d, spec->Find("affinity"), "spec.affinity");
 }
 
 }  // namespace

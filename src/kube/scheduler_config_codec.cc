@@ -9,7 +9,7 @@
 namespace quotient::kube {
 namespace {
 
-using Config = scheduler::SchedulerConfig;
+using Config = framework::SchedulerConfig;
 
 constexpr std::string_view kKnownActions[] = {"allocate", "consolidation", "reclaim", "preempt",
                                               "stalegangeviction"};
@@ -66,10 +66,10 @@ Status ParseActions(const Value& value, Config& config) {
   return Status::Ok();
 }
 
-Result<scheduler::PluginOption> ParsePlugin(const Value& value, const std::string& field) {
-  using R = Result<scheduler::PluginOption>;
+Result<framework::PluginOption> ParsePlugin(const Value& value, const std::string& field) {
+  using R = Result<framework::PluginOption>;
   if (!value.is_mapping()) return R::Error(field + ": expected a map");
-  scheduler::PluginOption plugin;
+  framework::PluginOption plugin;
   const Value* name = value.Find("name");
   if (name == nullptr || name->type() != Value::Type::kString || name->text().empty()) {
     return R::Error(field + ".name: missing or not a string");
@@ -92,18 +92,18 @@ Result<scheduler::PluginOption> ParsePlugin(const Value& value, const std::strin
 Status ParseTiers(const Value& value, Config& config) {
   if (value.is_null()) return Status::Ok();
   if (!value.is_sequence()) return Status::Error("tiers: expected a list");
-  std::vector<scheduler::Tier> tiers;
+  std::vector<framework::Tier> tiers;
   for (size_t t = 0; t < value.size(); ++t) {
     const std::string tier_field = "tiers[" + std::to_string(t) + "]";
     const Value& tier_value = value.items()[t];
     if (!tier_value.is_mapping()) return Status::Error(tier_field + ": expected a map");
-    scheduler::Tier tier;
+    framework::Tier tier;
     const Value* plugins = tier_value.Find("plugins");
     if (plugins != nullptr && !plugins->is_null() && !plugins->is_sequence()) {
       return Status::Error(tier_field + ".plugins: expected a list");
     }
     for (size_t p = 0; plugins != nullptr && p < plugins->size(); ++p) {
-      Result<scheduler::PluginOption> plugin =
+      Result<framework::PluginOption> plugin =
           ParsePlugin(plugins->items()[p], tier_field + ".plugins[" + std::to_string(p) + "]");
       if (!plugin.ok()) return plugin.status();
       tier.plugins.push_back(std::move(plugin).value());
@@ -157,7 +157,7 @@ Status ParseDocument(const Value& doc, Config& config) {
 
 }  // namespace
 
-Result<scheduler::SchedulerConfig> ParseSchedulerConfig(std::string_view yaml_text,
+Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view yaml_text,
                                                         std::string_view source) {
   using R = Result<Config>;
   const std::string prefix = source.empty() ? std::string() : std::string(source) + ": ";
@@ -172,7 +172,7 @@ Result<scheduler::SchedulerConfig> ParseSchedulerConfig(std::string_view yaml_te
   return config;
 }
 
-Result<scheduler::SchedulerConfig> LoadSchedulerConfigFile(const std::string& path) {
+Result<framework::SchedulerConfig> LoadSchedulerConfigFile(const std::string& path) {
   Result<std::string> text = ReadTextFile(path);
   if (!text.ok()) return Result<Config>::Error(path + ": " + text.message());
   return ParseSchedulerConfig(text.value(), path);

@@ -1,4 +1,4 @@
-// Reading KAI's scheduler configuration file (kai-reference §8.1) into scheduler::SchedulerConfig.
+// Reading KAI's scheduler configuration file (kai-reference §8.1) into framework::SchedulerConfig.
 //
 //   actions: "allocate, consolidation, reclaim"      comma-separated; missing or empty: defaults
 //   tiers: [{plugins: [{name: proportion, arguments: {kValue: "1.0"}}]}]
@@ -15,16 +15,16 @@
 #include <string_view>
 
 #include "common/status.h"
-#include "scheduler/config.h"
+#include "framework/config.h"
 
 namespace quotient::kube {
 
 // Parses the YAML text of a config file; `source` prefixes error messages. An empty text gives
 // the defaults.
-Result<scheduler::SchedulerConfig> ParseSchedulerConfig(std::string_view yaml_text,
+Result<framework::SchedulerConfig> ParseSchedulerConfig(std::string_view yaml_text,
                                                         std::string_view source);
 
 // Reads and parses a config file.
-Result<scheduler::SchedulerConfig> LoadSchedulerConfigFile(const std::string& path);
+Result<framework::SchedulerConfig> LoadSchedulerConfigFile(const std::string& path);
 
 }  // namespace quotient::kube

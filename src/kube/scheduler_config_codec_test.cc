@@ -5,7 +5,7 @@
 namespace quotient::kube {
 namespace {
 
-using scheduler::SchedulerConfig;
+using framework::SchedulerConfig;
 
 TEST(ParseSchedulerConfig, EmptyFileGivesDefaults) {
   for (const char* text : {"", "# nothing here\n", "---\n"}) {
@@ -45,7 +45,7 @@ schedulerName: kai-scheduler
             (std::map<std::string, std::string>{{"kValue", "1.0"},
                                                 {"relcaimerSaturationMultiplier", "1.5"}}));
   EXPECT_TRUE(config->tiers[0].plugins[1].arguments.empty());
-  const scheduler::PluginOption* minruntime = config->FindPlugin("minruntime");
+  const framework::PluginOption* minruntime = config->FindPlugin("minruntime");
   ASSERT_NE(minruntime, nullptr);
   EXPECT_EQ(minruntime->arguments.at("defaultPreemptMinRuntime"), "10m");
   EXPECT_EQ(minruntime->arguments.at("enabled"), "true");

@@ -10,15 +10,11 @@
 #include <string>
 
 #include "core/snapshot.h"
-#include "scheduler/session.h"
+#include "framework/session.h"
 
 namespace quotient::scheduler {
 
-std::string PendingReason(const Session& session, const core::Job& job, core::Index job_index,
-                          const core::Pod& pod);
-
-// KAI's readiness rule: every leaf subgroup has at least its minimum of pods that are alive
-// (not finished) and not gated. Empty when ready, else the NotReady message.
-std::string NotReadyMessage(const core::Snapshot& snapshot, const core::Job& job);
+std::string PendingReason(const framework::Session& session, const core::Job& job,
+                          core::Index job_index, const core::Pod& pod);
 
 }  // namespace quotient::scheduler

@@ -3,12 +3,11 @@
 #include <map>
 #include <set>
 
+#include "actions/registry.h"
 #include "core/snapshot_builder.h"
-#include "scheduler/action.h"
+#include "framework/session.h"
 #include "scheduler/pending_reason.h"
-#include "scheduler/session.h"
 #include "scheduler/world.h"
-
 namespace quotient::scheduler {
 namespace {
 
@@ -41,7 +40,7 @@ struct LastCycle {
   std::map<std::string, const Decision*> by_pod;  // the pod's last decision in the cycle
 };
 
-PodReport ReportPod(const Session& session, const core::Pod& pod, const LastCycle& last,
+PodReport ReportPod(const framework::Session& session, const core::Pod& pod, const LastCycle& last,
                     const std::set<std::string>& bound_by_run) {
   const core::Snapshot& s = session.snapshot();
   const core::Job& job = s.jobs[static_cast<size_t>(pod.job)];
@@ -67,7 +66,8 @@ PodReport ReportPod(const Session& session, const core::Pod& pod, const LastCycl
   return r;
 }
 
-PodGroupReport ReportGroup(const Session& session, const core::Job& job, core::Index index,
+PodGroupReport ReportGroup(const framework::Session& session, const core::Job& job,
+                           core::Index index,
                            const std::map<std::string, std::string>& pod_status) {
   PodGroupReport r;
   r.pod_group = job.key;
@@ -135,7 +135,7 @@ QueueReport ReportQueue(const core::Snapshot& s, const fairshare::QueueShare& sh
   return r;
 }
 
-void ReportFinalState(const Session& session, const std::vector<Decision>& decisions,
+void ReportFinalState(const framework::Session& session, const std::vector<Decision>& decisions,
                       const std::set<std::string>& bound_by_run, RunReport& report) {
   const core::Snapshot& s = session.snapshot();
   LastCycle last;
@@ -167,9 +167,10 @@ RunReport Run(core::ClusterObjects objects, const RunOptions& options) {
   for (int c = 0; c < cycles; ++c) {
     core::SnapshotBuild build = core::BuildSnapshot(objects, snapshot_options);
     if (c == 0) report.diagnostics = std::move(build.diagnostics);
-    Session session(build.snapshot, options.config);
+    framework::Session session(build.snapshot, options.config);
     for (const std::string& name : options.config.actions) {
-      if (std::unique_ptr<Action> action = MakeAction(name)) action->Execute(session);
+      if (std::unique_ptr<framework::Action> action = actions::MakeAction(name))
+        action->Execute(session);
     }
     report.cycles.push_back({c, session.decisions()});
     for (const Decision& d : session.decisions()) {

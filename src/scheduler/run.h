@@ -10,10 +10,14 @@
 #include "core/diagnostic.h"
 #include "core/objects.h"
 #include "core/resources.h"
-#include "scheduler/config.h"
-#include "scheduler/decision.h"
+#include "framework/config.h"
+#include "framework/decision.h"
 
 namespace quotient::scheduler {
+
+using framework::Decision;
+using framework::DecisionKind;
+using framework::SchedulerConfig;
 
 struct RunOptions {
   SchedulerConfig config;

@@ -37,18 +37,20 @@ core::ClusterObjects SmallCluster() {
 TEST(Run, ReportsStatusesAndActionableReasons) {
   const RunReport r = scheduler::Run(SmallCluster(), RunOptions{});
   ASSERT_EQ(r.cycles.size(), 1u);
-  EXPECT_TRUE(r.cycles[0].decisions.empty());
+  // Jobs of team in order: big (uid-big < uid-wait) fails its limit check, then wait fits n1.
+  ASSERT_EQ(r.cycles[0].decisions.size(), 1u);
+  EXPECT_EQ(r.cycles[0].decisions[0].pod, "ns/wait");
   // Only this scheduler's pods are reported.
   EXPECT_EQ(r.pods.size(), 5u);
   EXPECT_EQ(PodOf(r, "ns/run").status, "Running");
   EXPECT_EQ(PodOf(r, "ns/run").node, "n1");
   EXPECT_EQ(PodOf(r, "ns/run").pod_group, "ns/pg-run");
-  EXPECT_EQ(PodOf(r, "ns/wait").status, "Pending");
+  EXPECT_EQ(PodOf(r, "ns/wait").status, "Bound");
+  EXPECT_EQ(PodOf(r, "ns/wait").node, "n1");
   // Limit 3 GPUs, 1 allocated, big asks 3: over the limit.
   EXPECT_EQ(PodOf(r, "ns/big").reason.rfind("OverLimit: queue team has reached its limit", 0), 0u);
   EXPECT_EQ(PodOf(r, "ns/bad").reason.rfind("invalid pod: annotation gpu-fraction", 0), 0u);
   EXPECT_EQ(PodOf(r, "ns/lost").reason, "QueueDoesNotExist: queue nowhere does not exist");
-  EXPECT_NE(PodOf(r, "ns/wait").reason.find("no allocate action ran"), std::string::npos);
 }
 
 TEST(Run, QueueReportCarriesQuotaAndShares) {
@@ -61,7 +63,7 @@ TEST(Run, QueueReportCarriesQuotaAndShares) {
   EXPECT_TRUE(q.limit[core::ShareResource::kCpu].is_unlimited());
   // Requested: run 1 + wait 1 + big 3 = 5 (bad and lost ask for nothing).
   EXPECT_EQ(q.requested[core::ShareResource::kGpu], core::Quantity(5000));
-  EXPECT_EQ(q.allocated[core::ShareResource::kGpu], core::Quantity(1000));
+  EXPECT_EQ(q.allocated[core::ShareResource::kGpu], core::Quantity(2000));  // run + wait
   // Alone at the top: all 4 GPUs.
   EXPECT_EQ(q.fair_share[core::ShareResource::kGpu], core::Quantity(4000));
 }
@@ -86,12 +88,17 @@ TEST(Run, GangsReportTheirMinimumAndReadiness) {
             "NotReady: the gang needs 3 pods, currently 2 exist and 0 of them are gated");
 }
 
-TEST(Run, RunsTheRequestedNumberOfCycles) {
+TEST(Run, RunsTheRequestedNumberOfCyclesAndBoundPodsStayBound) {
   RunOptions options;
   options.cycles = 3;
   const RunReport r = scheduler::Run(SmallCluster(), options);
   ASSERT_EQ(r.cycles.size(), 3u);
   EXPECT_EQ(r.cycles[2].index, 2);
+  EXPECT_EQ(r.cycles[0].decisions.size(), 1u);
+  // wait runs from cycle 1 on; nothing else changes.
+  EXPECT_TRUE(r.cycles[1].decisions.empty());
+  EXPECT_TRUE(r.cycles[2].decisions.empty());
+  EXPECT_EQ(PodOf(r, "ns/wait").status, "Bound");
 }
 
 TEST(Run, FinishedPodsMakeTheGroupSucceeded) {

@@ -11,9 +11,12 @@
 #include <vector>
 
 #include "core/objects.h"
-#include "scheduler/decision.h"
+#include "framework/decision.h"
 
 namespace quotient::scheduler {
+
+using framework::Decision;
+using framework::DecisionKind;
 
 void AdvanceWorld(core::ClusterObjects& objects, const std::vector<Decision>& decisions,
                   bool delete_evicted);

@@ -1,16 +1,19 @@
-#include "scheduler/action.h"
+#include "actions/registry.h"
 
 #include <algorithm>
 
-namespace quotient::scheduler {
+#include "actions/allocate/allocate.h"
+#include "framework/config.h"
+
+namespace quotient::actions {
 namespace {
 
 // A known action that this version does not carry out yet: it records nothing.
-class InactiveAction final : public Action {
+class InactiveAction final : public framework::Action {
  public:
   explicit InactiveAction(std::string name) : name_(std::move(name)) {}
   std::string_view name() const override { return name_; }
-  void Execute(Session& /*session*/) override {}
+  void Execute(framework::Session& /*session*/) override {}
 
  private:
   std::string name_;
@@ -19,7 +22,7 @@ class InactiveAction final : public Action {
 }  // namespace
 
 const std::vector<std::string>& KnownActionNames() {
-  static const std::vector<std::string> kNames = SchedulerConfig::DefaultActions();
+  static const std::vector<std::string> kNames = framework::SchedulerConfig::DefaultActions();
   return kNames;
 }
 
@@ -28,11 +31,12 @@ bool IsKnownAction(std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-bool IsActionAvailable(std::string_view /*name*/) { return false; }
+bool IsActionAvailable(std::string_view name) { return name == "allocate"; }
 
-std::unique_ptr<Action> MakeAction(std::string_view name) {
+std::unique_ptr<framework::Action> MakeAction(std::string_view name) {
   if (!IsKnownAction(name)) return nullptr;
+  if (name == "allocate") return std::make_unique<AllocateAction>();
   return std::make_unique<InactiveAction>(std::string(name));
 }
 
-}  // namespace quotient::scheduler
+}  // namespace quotient::actions

@@ -1,8 +1,8 @@
-#include "scheduler/session.h"
+#include "framework/session.h"
 
 #include "core/quantity.h"
 
-namespace quotient::scheduler {
+namespace quotient::framework {
 
 std::string_view DecisionKindName(DecisionKind kind) {
   switch (kind) {
@@ -33,16 +33,28 @@ fairshare::FairShareOptions FairShareOptionsFrom(const SchedulerConfig& config) 
 Session::Session(const core::Snapshot& snapshot, const SchedulerConfig& config)
     : snapshot_(snapshot),
       config_(config),
-      shares_(fairshare::ComputeFairShare(snapshot, FairShareOptionsFrom(config))) {}
+      shares_(fairshare::ComputeFairShare(snapshot, FairShareOptionsFrom(config))),
+      state_(snapshot) {
+  for (size_t i = 0; i < snapshot.pods.size(); ++i) {
+    if (!snapshot.pods[i].affinity.required_pod_anti_affinity.empty()) {
+      pods_with_anti_affinity_.push_back(static_cast<Index>(i));
+    }
+  }
+}
+
+core::ShareVector Session::QuotaOf(Index pod_index, Index node_index) const {
+  const core::Node* n = node_index == kNone ? nullptr : &node(node_index);
+  return core::QuotaOf(pod(pod_index), n, snapshot_);
+}
 
 void Session::AddJobReason(core::Index job, std::string reason) {
   job_reasons_[job].push_back(std::move(reason));
 }
 
 const std::vector<std::string>& Session::JobReasons(core::Index job) const {
-  static const std::vector<std::string> kNone;
+  static const std::vector<std::string> kNoReasons;
   auto it = job_reasons_.find(job);
-  return it == job_reasons_.end() ? kNone : it->second;
+  return it == job_reasons_.end() ? kNoReasons : it->second;
 }
 
-}  // namespace quotient::scheduler
+}  // namespace quotient::framework

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace quotient::scheduler {
+namespace quotient::framework {
 
 struct PluginOption {
   std::string name;
@@ -44,4 +44,4 @@ struct SchedulerConfig {
   }
 };
 
-}  // namespace quotient::scheduler
+}  // namespace quotient::framework

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace quotient::scheduler {
+namespace quotient::framework {
 
 enum class DecisionKind { kBind, kEvict, kPipeline };
 std::string_view DecisionKindName(DecisionKind kind);  // "bind", "evict", "pipeline"
@@ -20,4 +20,4 @@ struct Decision {
   std::string reason;                   // evict: why
 };
 
-}  // namespace quotient::scheduler
+}  // namespace quotient::framework

@@ -1,0 +1,28 @@
+// The allocate action (KAI's allocate, kai-reference §2.3): place pending jobs on free
+// resources, gang by gang, in fair-share order.
+//
+// For each job the JobQueue gives: select the tasks to place now (the gang's missing members, or
+// one pod of elastic growth); check the queue's capacity (OverLimit, NonPreemptibleOverQuota);
+// place each task on the best node that passes the predicates, allocating on idle resources or
+// pipelining onto releasing ones; if any task cannot be placed the whole attempt is undone and
+// the job gets a reason; if any task was pipelined, every task of the attempt is pipelined.
+// A job that grew and still has pending pods goes back into the queue.
+#pragma once
+
+#include "actions/node_fit.h"
+#include "framework/action.h"
+
+namespace quotient::actions {
+
+class AllocateAction final : public framework::Action {
+ public:
+  std::string_view name() const override { return "allocate"; }
+  void Execute(framework::Session& session) override;
+};
+
+// The placement strategy for nodes of `node_pool`, from the nodeplacement plugin's arguments
+// (`gpu`, `cpu`: binpack | spread; `<pool>.gpu`, `<pool>.cpu` override them for one pool) and the
+// gpupack / gpuspread plugins (default: follow the GPU strategy).
+PlacementPolicy PolicyFor(const framework::SchedulerConfig& config, const std::string& node_pool);
+
+}  // namespace quotient::actions

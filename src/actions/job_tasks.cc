@@ -1,0 +1,132 @@
+#include "actions/job_tasks.h"
+
+#include <algorithm>
+
+#include "common/int128.h"
+
+namespace quotient::actions {
+namespace {
+
+bool IsActiveAllocated(core::PodStatus s) {
+  return s == core::PodStatus::kAllocated || s == core::PodStatus::kPipelined ||
+         s == core::PodStatus::kBinding || s == core::PodStatus::kBound ||
+         s == core::PodStatus::kRunning;
+}
+
+std::string_view LabelOf(const core::Pod& p, const std::string& key) {
+  auto it = p.meta.labels.find(key);
+  return it == p.meta.labels.end() ? std::string_view() : std::string_view(it->second);
+}
+
+// Kubeflow master/launcher and Ray head first.
+int RoleRank(const core::Pod& p) {
+  const std::string_view role = LabelOf(p, "training.kubeflow.org/job-role");
+  if (role == "master" || role == "launcher") return 0;
+  if (LabelOf(p, "ray.io/node-type") == "head") return 0;
+  return 1;
+}
+
+}  // namespace
+
+bool TaskBefore(const core::Pod& a, const core::Pod& b) {
+  if (RoleRank(a) != RoleRank(b)) return RoleRank(a) < RoleRank(b);
+  if (a.task_priority.has_value() != b.task_priority.has_value()) {
+    return a.task_priority.has_value();
+  }
+  if (a.task_priority && *a.task_priority != *b.task_priority) {
+    return *a.task_priority > *b.task_priority;
+  }
+  if (a.meta.creation_time != b.meta.creation_time) {
+    return a.meta.creation_time < b.meta.creation_time;
+  }
+  return a.key < b.key;
+}
+
+int32_t ActiveAllocated(const framework::Session& session, const core::SubGroup& sub_group) {
+  int32_t n = 0;
+  for (Index i : sub_group.pods) n += IsActiveAllocated(session.state().pod(i).status);
+  return n;
+}
+
+bool IsGangSatisfied(const framework::Session& session, const core::Job& job) {
+  for (const core::SubGroup& sg : job.sub_groups) {
+    if (sg.leaf && ActiveAllocated(session, sg) < sg.min_member) return false;
+  }
+  return true;
+}
+
+bool HasPendingTask(const framework::Session& session, const core::Job& job) {
+  for (Index i : job.pods) {
+    if (session.state().pod(i).status == core::PodStatus::kPending &&
+        session.pod(i).problems.empty()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<Index> PendingTasks(const framework::Session& session,
+                                const core::SubGroup& sub_group) {
+  std::vector<Index> out;
+  for (Index i : sub_group.pods) {
+    if (session.state().pod(i).status == core::PodStatus::kPending &&
+        session.pod(i).problems.empty()) {
+      out.push_back(i);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [&](Index a, Index b) { return TaskBefore(session.pod(a), session.pod(b)); });
+  return out;
+}
+
+TasksToAllocate SelectTasks(const framework::Session& session, const core::Job& job) {
+  struct Leaf {
+    const core::SubGroup* group;
+    int32_t allocated;
+  };
+  std::vector<Leaf> leaves;
+  for (const core::SubGroup& sg : job.sub_groups) {
+    if (sg.leaf) leaves.push_back({&sg, ActiveAllocated(session, sg)});
+  }
+  // Below minimum first, then the lower allocated/minimum ratio, then name.
+  std::sort(leaves.begin(), leaves.end(), [](const Leaf& a, const Leaf& b) {
+    const bool a_below = a.allocated < a.group->min_member;
+    const bool b_below = b.allocated < b.group->min_member;
+    if (a_below != b_below) return a_below;
+    const Int128 lhs = static_cast<Int128>(a.allocated) * b.group->min_member;
+    const Int128 rhs = static_cast<Int128>(b.allocated) * a.group->min_member;
+    if (lhs != rhs) return lhs < rhs;
+    return a.group->name < b.group->name;
+  });
+  TasksToAllocate out;
+  for (const Leaf& leaf : leaves) {
+    if (leaf.allocated >= leaf.group->min_member) continue;
+    const int32_t missing = leaf.group->min_member - leaf.allocated;
+    std::vector<Index> pending = PendingTasks(session, *leaf.group);
+    if (static_cast<int32_t>(pending.size()) < missing) {
+      out.shortfall = "subgroup " + leaf.group->name + " needs " + std::to_string(missing) +
+                      " more pods but only " + std::to_string(pending.size()) + " are pending";
+      out.pods.clear();
+      return out;
+    }
+    out.pods.insert(out.pods.end(), pending.begin(), pending.begin() + missing);
+    out.required += missing;
+  }
+  if (!out.pods.empty()) return out;
+  for (const Leaf& leaf : leaves) {
+    std::vector<Index> pending = PendingTasks(session, *leaf.group);
+    if (!pending.empty()) {
+      out.pods.push_back(pending.front());
+      return out;
+    }
+  }
+  return out;
+}
+
+core::ShareVector RequestOf(const framework::Session& session, const std::vector<Index>& pods) {
+  core::ShareVector sum;
+  for (Index i : pods) sum += session.QuotaOf(i, core::kNone);
+  return sum;
+}
+
+}  // namespace quotient::actions

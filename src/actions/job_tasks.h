@@ -1,0 +1,45 @@
+// Which of a job's pods to place now, and in what order (kai-reference §2.5, §4.3).
+//
+// Leaf subgroups are ordered: below their minimum first, then by allocated/minimum (lower
+// first), then by name. If some are below their minimum, each of those gets exactly
+// minimum - allocated pending pods (all or nothing); otherwise one pod of the first subgroup
+// that still has pending pods (elastic growth, one pod per turn). Pods within a subgroup go in
+// task order: Kubeflow master/launcher first, Ray head first, higher kai.scheduler/task-priority
+// first (labelled before unlabelled), older first, then by name.
+#pragma once
+
+#include <vector>
+
+#include "framework/session.h"
+
+namespace quotient::actions {
+
+using core::Index;
+
+// Pods of the subgroup holding resources now: Allocated, Pipelined, Binding, Bound, Running.
+int32_t ActiveAllocated(const framework::Session& session, const core::SubGroup& sub_group);
+
+// Whether every leaf subgroup has at least its minimum of active allocated pods.
+bool IsGangSatisfied(const framework::Session& session, const core::Job& job);
+
+// Whether the job has a valid pod that is still Pending in the session.
+bool HasPendingTask(const framework::Session& session, const core::Job& job);
+
+// Pending pods (valid, status Pending) of the subgroup, in task order.
+std::vector<Index> PendingTasks(const framework::Session& session, const core::SubGroup& sub_group);
+
+struct TasksToAllocate {
+  std::vector<Index> pods;  // in placement order
+  int32_t required = 0;     // how many must all be placed (the gang part); 0 = elastic growth
+  std::string shortfall;    // when a subgroup lacks pending pods to reach its minimum
+};
+
+TasksToAllocate SelectTasks(const framework::Session& session, const core::Job& job);
+
+// The job's request for queue ordering and capacity checks: the sum over `pods`.
+core::ShareVector RequestOf(const framework::Session& session, const std::vector<Index>& pods);
+
+// Task order: true when `a` goes before `b`.
+bool TaskBefore(const core::Pod& a, const core::Pod& b);
+
+}  // namespace quotient::actions

@@ -1,0 +1,179 @@
+#include "actions/node_fit.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace quotient::actions {
+namespace {
+
+using core::Index;
+using core::Quantity;
+using framework::DeviceState;
+
+struct DeviceChoice {
+  bool possible = false;
+  bool idle = false;  // without waiting for releasing pods
+  std::vector<int32_t> devices;
+  std::vector<std::string> groups;
+  int new_groups = 0;
+  bool fits_existing_shared = false;
+};
+
+DeviceChoice ChooseWholeDevices(const framework::NodeState& state, int64_t count) {
+  DeviceChoice c;
+  std::vector<int32_t> free_now;
+  std::vector<int32_t> freeing;
+  for (size_t d = 0; d < state.devices.size(); ++d) {
+    const DeviceState& dev = state.devices[d];
+    if (dev.free_milli() == Quantity(framework::kWholeGpuMilli)) {
+      free_now.push_back(static_cast<int32_t>(d));
+    } else if (dev.used_milli.is_zero()) {
+      freeing.push_back(static_cast<int32_t>(d));
+    }
+  }
+  c.idle = static_cast<int64_t>(free_now.size()) >= count;
+  c.possible = static_cast<int64_t>(free_now.size() + freeing.size()) >= count;
+  if (!c.possible) return c;
+  free_now.insert(free_now.end(), freeing.begin(), freeing.end());
+  c.devices.assign(free_now.begin(), free_now.begin() + count);
+  return c;
+}
+
+struct SharedCandidate {
+  int32_t device;
+  bool existing;  // joins a group in use
+  bool needs_releasing;
+  int64_t score;
+};
+
+DeviceChoice ChooseSharedDevices(const framework::NodeState& state, const std::string& node_name,
+                                 Quantity portion, int64_t count, bool pack) {
+  DeviceChoice c;
+  std::vector<SharedCandidate> candidates;
+  for (size_t d = 0; d < state.devices.size(); ++d) {
+    const DeviceState& dev = state.devices[d];
+    const bool existing =
+        dev.kind == DeviceState::Kind::kShared && !dev.group.empty() && (dev.holders > 0);
+    const bool fresh = dev.free_milli() == Quantity(framework::kWholeGpuMilli);
+    // A whole-GPU device whose holder is releasing can take a new group once it is free.
+    const bool freeing = dev.kind == DeviceState::Kind::kWhole && dev.used_milli.is_zero();
+    if (!existing && !fresh && !freeing) continue;
+    const bool fits_now = portion <= dev.free_milli();
+    const bool fits_later = portion <= dev.free_milli() + dev.releasing_milli;
+    if (!fits_later) continue;
+    const int64_t used = existing ? dev.used_milli.value() + dev.releasing_milli.value() : 0;
+    candidates.push_back({static_cast<int32_t>(d), existing, !fits_now,
+                          pack ? used : framework::kWholeGpuMilli - used});
+    c.fits_existing_shared = c.fits_existing_shared || existing;
+  }
+  if (static_cast<int64_t>(candidates.size()) < count) return c;
+  std::stable_sort(
+      candidates.begin(), candidates.end(),
+      [](const SharedCandidate& a, const SharedCandidate& b) { return a.score > b.score; });
+  c.possible = true;
+  c.idle = true;
+  std::vector<DeviceState> named;  // copied on first use so a pod's new groups get distinct names
+  for (int64_t k = 0; k < count; ++k) {
+    const SharedCandidate& pick = candidates[static_cast<size_t>(k)];
+    c.devices.push_back(pick.device);
+    c.idle = c.idle && !pick.needs_releasing;
+    if (pick.existing) {
+      c.groups.push_back(state.devices[static_cast<size_t>(pick.device)].group);
+    } else {
+      if (named.empty()) named = state.devices;
+      c.groups.push_back(NewGpuGroupName(named, node_name, pick.device));
+      named[static_cast<size_t>(pick.device)].group = c.groups.back();
+      ++c.new_groups;
+    }
+  }
+  return c;
+}
+
+// The resources of `need` that `have` cannot cover, by name.
+std::vector<std::string> Short(const core::ResourceVector& need, const core::ResourceVector& have) {
+  std::vector<std::string> out;
+  if (need.cpu_milli > have.cpu_milli) out.push_back("cpu");
+  if (need.memory_bytes > have.memory_bytes) out.push_back("memory");
+  if (need.pods_milli > have.pods_milli) out.push_back("pods");
+  for (const auto& [name, amount] : need.scalars()) {
+    if (amount > have.Scalar(name)) out.push_back(name);
+  }
+  return out;
+}
+
+std::string JoinAnd(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    out += (i == 0 ? "" : (i + 1 == items.size() ? " and " : ", ")) + items[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+Quantity PortionOn(const core::Pod& pod, const core::Node& node) {
+  if (pod.gpu.kind == core::GpuSharing::Kind::kFraction) return pod.gpu.portion_milli;
+  if (!node.gpu_memory_mib) return Quantity(framework::kWholeGpuMilli);
+  return core::Min(Quantity(framework::kWholeGpuMilli),
+                   core::MemoryToPortionMilli(pod.gpu.memory_mib, *node.gpu_memory_mib));
+}
+
+std::string NewGpuGroupName(const std::vector<DeviceState>& devices, const std::string& node_name,
+                            int32_t device) {
+  std::string base = node_name + "-gpu" + std::to_string(device);
+  if (base.size() > 50) {
+    uint64_t h = 1469598103934665603ULL;  // FNV-1a of the node name
+    for (char ch : node_name) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
+    char buf[17];
+    std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
+    base = "gpu" + std::to_string(device) + "-" + buf;
+  }
+  std::string name = base;
+  for (int k = 2;; ++k) {
+    const bool taken = std::any_of(devices.begin(), devices.end(),
+                                   [&](const DeviceState& d) { return d.group == name; });
+    if (!taken) return name;
+    name = base + "-" + std::to_string(k);
+  }
+}
+
+NodeFit FitResources(const framework::Session& session, Index pod_index, Index node_index,
+                     const PlacementPolicy& policy) {
+  const core::Pod& pod = session.pod(pod_index);
+  const core::Node& node = session.node(node_index);
+  const framework::NodeState& state = session.state().node(node_index);
+  NodeFit out;
+  DeviceChoice gpu;
+  gpu.possible = true;
+  gpu.idle = true;
+  if (pod.gpu.kind == core::GpuSharing::Kind::kWhole) {
+    gpu = ChooseWholeDevices(state, pod.gpu.whole_devices);
+  } else if (pod.gpu.is_shared()) {
+    gpu = ChooseSharedDevices(state, node.name, PortionOn(pod, node), pod.gpu.num_devices,
+                              policy.pack_shared_gpus);
+  }
+  core::ResourceVector need = framework::NonGpu(pod.request);
+  need.pods_milli += Quantity(1000).Times(gpu.new_groups);  // one reservation pod per new group
+  core::ResourceVector eventually = state.idle;
+  eventually += state.releasing;
+  std::vector<std::string> short_of = Short(need, eventually);
+  if (!gpu.possible) short_of.insert(short_of.begin(), "GPUs");
+  if (!short_of.empty()) {
+    out.reason = "node(s) didn't have enough resources: " + JoinAnd(short_of);
+    return out;
+  }
+  const bool non_gpu_idle = Short(need, state.idle).empty();
+  out.fits_idle = non_gpu_idle && gpu.idle;
+  out.fits_existing_shared = gpu.fits_existing_shared;
+  out.fit = out.fits_idle ? Fit::kIdle : Fit::kReleasing;
+  out.placement.node = node_index;
+  out.placement.devices = gpu.devices;
+  out.placement.gpu_groups = gpu.groups;
+  out.placement.whole_gpus = pod.gpu.kind == core::GpuSharing::Kind::kWhole;
+  out.placement.portion_milli = out.placement.whole_gpus ? Quantity(framework::kWholeGpuMilli)
+                                : pod.gpu.is_shared()    ? PortionOn(pod, node)
+                                                         : Quantity::Zero();
+  return out;
+}
+
+}  // namespace quotient::actions

@@ -1,0 +1,49 @@
+// Does a pod's request fit on a node, and on which GPU devices (kai-reference §5.2, §7.1)?
+//
+// Everything but GPUs must fit in the node's idle resources (the pod is then allocated) or in
+// idle plus releasing ones (the pod is pipelined: it waits for the releasing pods to go).
+// GPU devices:
+//   whole GPUs   free devices, lowest index first; devices held only by releasing pods if needed;
+//   fractions    an existing shared GPU with room for the portion, or a free device (which gets a
+//                new GPU group); candidates are ordered by gpupack (most-used shared GPU first,
+//                free devices last) or gpuspread (least used first), then by index, and the
+//                first `gpu-fraction-num-devices` are taken. A candidate that has room only once
+//                its releasing co-tenants leave makes the pod pipelined (KAI prefers the fuller
+//                GPU even then). A new GPU group costs one more pod slot (its reservation pod).
+#pragma once
+
+#include <string>
+
+#include "framework/session.h"
+
+namespace quotient::actions {
+
+struct PlacementPolicy {
+  bool gpu_binpack = true;       // nodeplacement gpu: binpack | spread
+  bool cpu_binpack = true;       // nodeplacement cpu: binpack | spread
+  bool pack_shared_gpus = true;  // gpupack (true) or gpuspread (false) inside a node
+};
+
+enum class Fit { kNone, kIdle, kReleasing };
+
+struct NodeFit {
+  Fit fit = Fit::kNone;
+  std::string reason;  // kNone: "node(s) didn't have enough resources: GPUs and cpu"
+  framework::Placement placement;
+  bool fits_idle = false;             // nodeavailability: it fits on idle resources alone
+  bool fits_existing_shared = false;  // gpusharingorder: it fits a shared GPU already in use
+};
+
+NodeFit FitResources(const framework::Session& session, core::Index pod, core::Index node,
+                     const PlacementPolicy& policy);
+
+// The portion of one device a shared-GPU pod needs on `node` (gpu-memory converted with the
+// node's GPU memory).
+core::Quantity PortionOn(const core::Pod& pod, const core::Node& node);
+
+// A new GPU group's name: "<node>-gpu<index>", or a hash-based name when that would not be a
+// valid label value (over 63 characters); unique among the node's groups.
+std::string NewGpuGroupName(const std::vector<framework::DeviceState>& devices,
+                            const std::string& node_name, int32_t device);
+
+}  // namespace quotient::actions

@@ -1,0 +1,40 @@
+#include "actions/node_order.h"
+
+#include "common/int128.h"
+
+namespace quotient::actions {
+
+NodeScore ScoreNode(const framework::Session& session, core::Index pod_index,
+                    core::Index node_index, const NodeFit& fit, const PlacementPolicy& policy) {
+  const core::Pod& pod = session.pod(pod_index);
+  const core::Node& node = session.node(node_index);
+  const framework::NodeState& state = session.state().node(node_index);
+  const bool gpu_pod = pod.gpu.kind != core::GpuSharing::Kind::kNone;
+  NodeScore s;
+  if (pod.gpu.is_shared() && fit.fits_existing_shared) s.points += 1000;
+  if (fit.fits_idle) s.points += 100;
+  const bool gpu_node = !state.devices.empty() || node.mig_enabled;
+  if (!gpu_pod && !gpu_node) s.points += 10;
+  if (gpu_pod) {
+    s.binpack = policy.gpu_binpack;
+    for (const framework::DeviceState& d : state.devices) s.free += d.free_milli().value();
+    s.total = static_cast<int64_t>(state.devices.size()) * framework::kWholeGpuMilli;
+  } else {
+    s.binpack = policy.cpu_binpack;
+    s.free = state.idle.cpu_milli.value();
+    s.total = node.allocatable.cpu_milli.value();
+  }
+  return s;
+}
+
+bool BetterNode(const NodeScore& a, const NodeScore& b) {
+  if (a.points != b.points) return a.points > b.points;
+  // A node without the resource scores 0 in KAI's placement term.
+  if ((a.total > 0) != (b.total > 0)) return a.total > 0;
+  if (a.binpack) return a.free < b.free;
+  const Int128 lhs = static_cast<Int128>(a.free) * b.total;
+  const Int128 rhs = static_cast<Int128>(b.free) * a.total;
+  return lhs > rhs;
+}
+
+}  // namespace quotient::actions

@@ -1,0 +1,27 @@
+// Node predicates other than resources (kai-reference §7.2), each answering "can this pod go on
+// this node?" with a reason shared by every node failing the same way, so failures can be
+// counted ("2 node(s) had untolerated taint {dedicated: infra}").
+//
+// In order: the node is usable (Ready, not cordoned, no pressure condition); it belongs to the
+// job's node pool; GPU-type compatibility (no fractions on MIG nodes, gpu-memory needs the node's
+// nvidia.com/gpu.memory label); taints with effect NoSchedule/NoExecute are tolerated; the
+// nodeSelector and the required node affinity match; requested host ports are free; required pod
+// affinity and anti-affinity hold (both the pod's own terms and running pods' anti-affinity).
+#pragma once
+
+#include <string>
+
+#include "framework/session.h"
+
+namespace quotient::actions {
+
+// Empty when the pod may go on the node, else the reason.
+std::string CheckPredicates(const framework::Session& session, core::Index pod, core::Index node);
+
+// Kubernetes' matching rules, exposed for tests.
+bool Tolerates(const std::vector<core::Toleration>& tolerations, const core::Taint& taint);
+bool MatchesRequirement(const core::Labels& labels, const core::SelectorRequirement& r);
+bool MatchesNodeAffinity(const core::Node& node, const core::Affinity& affinity);
+bool MatchesSelector(const core::LabelSelector& selector, const core::Labels& labels);
+
+}  // namespace quotient::actions

@@ -1,0 +1,55 @@
+#include "framework/cluster_state.h"
+
+namespace quotient::framework {
+
+core::ResourceVector NonGpu(const core::ResourceVector& request) {
+  core::ResourceVector v = request;
+  v.gpu_milli = Quantity::Zero();
+  v.gpu_memory_mib = Quantity::Zero();
+  return v;
+}
+
+ClusterState::ClusterState(const core::Snapshot& snapshot) {
+  pods_.resize(snapshot.pods.size());
+  for (size_t i = 0; i < snapshot.pods.size(); ++i) {
+    const core::Pod& p = snapshot.pods[i];
+    pods_[i].status = p.status;
+    pods_[i].node = p.node;
+    pods_[i].gpu_groups = p.gpu_groups;
+  }
+  nodes_.resize(snapshot.nodes.size());
+  for (size_t n = 0; n < snapshot.nodes.size(); ++n) {
+    const core::Node& node = snapshot.nodes[n];
+    NodeState& state = nodes_[n];
+    state.idle = NonGpu(node.allocatable);
+    state.pods = node.pods;
+    for (Index i : node.pods) {
+      const core::Pod& p = snapshot.pods[static_cast<size_t>(i)];
+      const core::ResourceVector held = NonGpu(p.request);
+      state.idle -= held;
+      if (p.status == core::PodStatus::kReleasing) state.releasing += held;
+    }
+    // Releasing pods' resources are not free yet, but will be: idle excludes them, releasing
+    // counts them.
+    state.devices.resize(node.gpus.size());
+    for (size_t d = 0; d < node.gpus.size(); ++d) {
+      const core::GpuDevice& gpu = node.gpus[d];
+      DeviceState& dev = state.devices[d];
+      dev.kind = gpu.state == core::GpuDevice::State::kIdle    ? DeviceState::Kind::kIdle
+                 : gpu.state == core::GpuDevice::State::kWhole ? DeviceState::Kind::kWhole
+                                                               : DeviceState::Kind::kShared;
+      dev.group = gpu.group;
+      for (const core::GpuDevice::Holder& h : gpu.holders) {
+        ++dev.holders;
+        const bool releasing =
+            snapshot.pods[static_cast<size_t>(h.pod)].status == core::PodStatus::kReleasing;
+        (releasing ? dev.releasing_milli : dev.used_milli) += h.portion_milli;
+        PodState& holder = pods_[static_cast<size_t>(h.pod)];
+        holder.devices.push_back(static_cast<int32_t>(d));
+        holder.portion_milli = h.portion_milli;
+      }
+    }
+  }
+}
+
+}  // namespace quotient::framework

@@ -1,0 +1,78 @@
+// ClusterState: the mutable overlay one session works on, over the immutable snapshot.
+//
+// It tracks, per node, what is free now (`idle`), what running pods are giving back (`releasing`)
+// and each GPU device's portions; per pod, its status, node and devices. Only a Statement changes
+// it, so every change can be undone. GPUs are tracked per device (never in `idle`): a whole-GPU
+// pod holds devices outright; fractional pods share a device named by its GPU group, and a
+// device's portions never sum above one GPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/resources.h"
+#include "core/snapshot.h"
+
+namespace quotient::framework {
+
+using core::Index;
+using core::kNone;
+using core::Quantity;
+
+inline constexpr int64_t kWholeGpuMilli = 1000;
+
+struct DeviceState {
+  enum class Kind { kIdle, kWhole, kShared };
+
+  Kind kind = Kind::kIdle;
+  std::string group;         // kShared: the GPU group name
+  Quantity used_milli;       // held by pods that are not releasing (virtual ones included)
+  Quantity releasing_milli;  // held by releasing pods and not yet claimed by pipelined ones
+  int32_t holders = 0;       // pods holding a share of this device, in any state
+
+  Quantity free_milli() const { return Quantity(kWholeGpuMilli) - used_milli - releasing_milli; }
+};
+
+struct NodeState {
+  core::ResourceVector idle;       // free now; GPUs are tracked in `devices`
+  core::ResourceVector releasing;  // being given back by releasing pods, not yet claimed
+  std::vector<DeviceState> devices;
+  std::vector<Index> pods;  // pods holding resources here in any active state, virtual included
+};
+
+struct PodState {
+  core::PodStatus status = core::PodStatus::kPending;
+  Index node = kNone;
+  std::vector<int32_t> devices;  // device indices on `node`
+  Quantity portion_milli;        // the pod's portion of each of `devices`
+  std::vector<std::string> gpu_groups;
+};
+
+// Where a task goes: a node and, for GPU tasks, the devices and their groups.
+struct Placement {
+  Index node = kNone;
+  std::vector<int32_t> devices;
+  std::vector<std::string> gpu_groups;  // parallel to devices for shared GPUs; empty for whole
+  Quantity portion_milli;               // per device: 1000 for whole GPUs
+  bool whole_gpus = false;
+};
+
+// The part of a request that `idle`/`releasing` track (everything but GPUs).
+core::ResourceVector NonGpu(const core::ResourceVector& request);
+
+class ClusterState {
+ public:
+  explicit ClusterState(const core::Snapshot& snapshot);
+
+  NodeState& node(Index i) { return nodes_[static_cast<size_t>(i)]; }
+  const NodeState& node(Index i) const { return nodes_[static_cast<size_t>(i)]; }
+  PodState& pod(Index i) { return pods_[static_cast<size_t>(i)]; }
+  const PodState& pod(Index i) const { return pods_[static_cast<size_t>(i)]; }
+  size_t node_count() const { return nodes_.size(); }
+
+ private:
+  std::vector<NodeState> nodes_;
+  std::vector<PodState> pods_;
+};
+
+}  // namespace quotient::framework

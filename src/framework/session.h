@@ -1,0 +1,65 @@
+// Session: one scheduling cycle's working state over an immutable snapshot.
+//
+// Opening a session computes each queue's fair share (KAI's proportion plugin) and lays a
+// ClusterState overlay over the snapshot. Actions change the overlay only through Statements,
+// which keep the queues' allocation in step (so a what-if sees its own effects) and, on commit,
+// append decisions. The session owns no clock: `now` comes from the snapshot.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/accounting.h"
+#include "core/snapshot.h"
+#include "fairshare/fair_share.h"
+#include "fairshare/queue_shares.h"
+#include "framework/cluster_state.h"
+#include "framework/config.h"
+#include "framework/decision.h"
+
+namespace quotient::framework {
+
+class Session {
+ public:
+  Session(const core::Snapshot& snapshot, const SchedulerConfig& config);
+
+  const core::Snapshot& snapshot() const { return snapshot_; }
+  const SchedulerConfig& config() const { return config_; }
+  fairshare::QueueShares& shares() { return shares_; }
+  const fairshare::QueueShares& shares() const { return shares_; }
+  ClusterState& state() { return state_; }
+  const ClusterState& state() const { return state_; }
+
+  const core::Pod& pod(Index i) const { return snapshot_.pods[static_cast<size_t>(i)]; }
+  const core::Job& job(Index i) const { return snapshot_.jobs[static_cast<size_t>(i)]; }
+  const core::Node& node(Index i) const { return snapshot_.nodes[static_cast<size_t>(i)]; }
+
+  // Pods with required pod anti-affinity terms (few in practice): the incoming pod must not
+  // match them where they run, so the predicate scans only these.
+  const std::vector<Index>& pods_with_anti_affinity() const { return pods_with_anti_affinity_; }
+
+  // What the pod counts for in its queue on `node_index` (kNone: while pending).
+  core::ShareVector QuotaOf(Index pod, Index node_index) const;
+
+  void Record(Decision decision) { decisions_.push_back(std::move(decision)); }
+  const std::vector<Decision>& decisions() const { return decisions_; }
+
+  // Why a job was not scheduled in this cycle, in order of recording.
+  void AddJobReason(Index job, std::string reason);
+  const std::vector<std::string>& JobReasons(Index job) const;
+
+ private:
+  const core::Snapshot& snapshot_;
+  const SchedulerConfig& config_;
+  fairshare::QueueShares shares_;
+  ClusterState state_;
+  std::vector<Index> pods_with_anti_affinity_;
+  std::vector<Decision> decisions_;
+  std::map<Index, std::vector<std::string>> job_reasons_;
+};
+
+// Reads the proportion plugin's arguments from the configuration (kValue, default 1.0).
+fairshare::FairShareOptions FairShareOptionsFrom(const SchedulerConfig& config);
+
+}  // namespace quotient::framework

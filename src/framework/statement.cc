@@ -1,0 +1,240 @@
+#include "framework/statement.h"
+
+#include <algorithm>
+
+#include "framework/session.h"
+
+namespace quotient::framework {
+namespace {
+
+// Takes `want` from `idle` first and the rest from `releasing`, one resource at a time. Returns
+// what came from `releasing`.
+Quantity TakeOne(Quantity& idle, Quantity& releasing, Quantity want) {
+  const Quantity from_idle = core::Max(Quantity::Zero(), core::Min(want, idle));
+  idle -= from_idle;
+  const Quantity rest = want - from_idle;
+  releasing -= rest;
+  return rest;
+}
+
+core::ResourceVector Take(core::ResourceVector& idle, core::ResourceVector& releasing,
+                          const core::ResourceVector& want) {
+  core::ResourceVector from_releasing;
+  from_releasing.cpu_milli = TakeOne(idle.cpu_milli, releasing.cpu_milli, want.cpu_milli);
+  from_releasing.memory_bytes =
+      TakeOne(idle.memory_bytes, releasing.memory_bytes, want.memory_bytes);
+  from_releasing.pods_milli = TakeOne(idle.pods_milli, releasing.pods_milli, want.pods_milli);
+  for (const auto& [name, amount] : want.scalars()) {
+    Quantity i = idle.Scalar(name);
+    Quantity r = releasing.Scalar(name);
+    from_releasing.SetScalar(name, TakeOne(i, r, amount));
+    idle.SetScalar(name, i);
+    releasing.SetScalar(name, r);
+  }
+  return from_releasing;
+}
+
+void RemovePod(std::vector<Index>& pods, Index pod) {
+  pods.erase(std::remove(pods.begin(), pods.end(), pod), pods.end());
+}
+
+}  // namespace
+
+Statement::Statement(Session& session, std::string action)
+    : session_(session), action_(std::move(action)) {}
+
+Statement::~Statement() {
+  if (!committed_) Discard();
+}
+
+void Statement::Allocate(Index pod, const Placement& placement) {
+  ops_.push_back(Op{Kind::kAllocate, pod, placement, {}, {}, {}, {}, ""});
+  Apply(ops_.back());
+}
+
+void Statement::Pipeline(Index pod, const Placement& placement) {
+  ops_.push_back(Op{Kind::kPipeline, pod, placement, {}, {}, {}, {}, ""});
+  Apply(ops_.back());
+}
+
+void Statement::Evict(Index pod, std::string reason) {
+  const PodState& s = session_.state().pod(pod);
+  Placement where;
+  where.node = s.node;
+  where.devices = s.devices;
+  ops_.push_back(Op{Kind::kEvict, pod, where, {}, {}, {}, {}, std::move(reason)});
+  Apply(ops_.back());
+}
+
+void Statement::PlaceOnDevices(Op& op, bool pipelined) {
+  NodeState& node = session_.state().node(op.placement.node);
+  for (size_t k = 0; k < op.placement.devices.size(); ++k) {
+    DeviceState& d = node.devices[static_cast<size_t>(op.placement.devices[k])];
+    op.devices_before.push_back(d);
+    Quantity want = op.placement.portion_milli;
+    Quantity from_releasing = Quantity::Zero();
+    if (pipelined) {
+      Quantity free = d.free_milli();
+      from_releasing = core::Max(Quantity::Zero(), want - core::Max(Quantity::Zero(), free));
+      d.releasing_milli -= from_releasing;
+    }
+    d.used_milli += want;
+    ++d.holders;
+    if (op.placement.whole_gpus) {
+      d.kind = DeviceState::Kind::kWhole;
+      d.group.clear();
+    } else {
+      d.kind = DeviceState::Kind::kShared;
+      d.group = op.placement.gpu_groups[k];
+    }
+    op.device_releasing.push_back(from_releasing);
+  }
+}
+
+void Statement::Apply(Op& op) {
+  ClusterState& state = session_.state();
+  PodState& pod = state.pod(op.pod);
+  op.before = pod;
+  const core::Pod& p = session_.pod(op.pod);
+  const core::Job& job = session_.job(p.job);
+  const core::ResourceVector request = NonGpu(p.request);
+  switch (op.kind) {
+    case Kind::kAllocate:
+    case Kind::kPipeline: {
+      NodeState& node = state.node(op.placement.node);
+      const bool pipelined = op.kind == Kind::kPipeline;
+      if (pipelined) {
+        op.from_releasing = Take(node.idle, node.releasing, request);
+      } else {
+        node.idle -= request;
+      }
+      PlaceOnDevices(op, pipelined);
+      node.pods.push_back(op.pod);
+      pod.status = pipelined ? core::PodStatus::kPipelined : core::PodStatus::kAllocated;
+      pod.node = op.placement.node;
+      pod.devices = op.placement.devices;
+      pod.portion_milli = op.placement.portion_milli;
+      pod.gpu_groups = op.placement.gpu_groups;
+      if (!pipelined && job.queue != kNone) {
+        session_.shares().AddAllocated(job.queue, session_.QuotaOf(op.pod, pod.node),
+                                       job.preemptible);
+      }
+      break;
+    }
+    case Kind::kEvict: {
+      NodeState& node = state.node(pod.node);
+      node.releasing += request;
+      for (int32_t index : pod.devices) {
+        DeviceState& d = node.devices[static_cast<size_t>(index)];
+        op.devices_before.push_back(d);
+        const Quantity moved = core::Min(pod.portion_milli, d.used_milli);
+        d.used_milli -= moved;
+        d.releasing_milli += moved;
+      }
+      if (core::IsAllocatedStatus(pod.status) && job.queue != kNone) {
+        session_.shares().RemoveAllocated(job.queue, session_.QuotaOf(op.pod, pod.node),
+                                          job.preemptible);
+      }
+      pod.status = core::PodStatus::kReleasing;
+      break;
+    }
+  }
+}
+
+void Statement::Undo(const Op& op) {
+  ClusterState& state = session_.state();
+  PodState& pod = state.pod(op.pod);
+  const core::Pod& p = session_.pod(op.pod);
+  const core::Job& job = session_.job(p.job);
+  const core::ResourceVector request = NonGpu(p.request);
+  NodeState& node = state.node(op.kind == Kind::kEvict ? pod.node : op.placement.node);
+  switch (op.kind) {
+    case Kind::kAllocate:
+    case Kind::kPipeline:
+      if (op.kind == Kind::kAllocate && job.queue != kNone) {
+        session_.shares().RemoveAllocated(job.queue, session_.QuotaOf(op.pod, pod.node),
+                                          job.preemptible);
+      }
+      node.idle += request;
+      node.idle -= op.from_releasing;
+      node.releasing += op.from_releasing;
+      RemovePod(node.pods, op.pod);
+      break;
+    case Kind::kEvict:
+      node.releasing -= request;
+      if (core::IsAllocatedStatus(op.before.status) && job.queue != kNone) {
+        session_.shares().AddAllocated(job.queue, session_.QuotaOf(op.pod, pod.node),
+                                       job.preemptible);
+      }
+      break;
+  }
+  const std::vector<int32_t>& devices =
+      op.kind == Kind::kEvict ? op.before.devices : op.placement.devices;
+  for (size_t k = 0; k < devices.size() && k < op.devices_before.size(); ++k) {
+    node.devices[static_cast<size_t>(devices[k])] = op.devices_before[k];
+  }
+  pod = op.before;
+}
+
+void Statement::Rollback(size_t checkpoint) {
+  while (ops_.size() > checkpoint) {
+    Undo(ops_.back());
+    ops_.pop_back();
+  }
+}
+
+void Statement::ConvertAllocatedToPipelined(size_t checkpoint) {
+  std::vector<Op> redo;
+  while (ops_.size() > checkpoint) {
+    Undo(ops_.back());
+    redo.push_back(std::move(ops_.back()));
+    ops_.pop_back();
+  }
+  for (auto it = redo.rbegin(); it != redo.rend(); ++it) {
+    Op op{it->kind == Kind::kAllocate ? Kind::kPipeline : it->kind,
+          it->pod,
+          it->placement,
+          {},
+          {},
+          {},
+          {},
+          it->reason};
+    ops_.push_back(std::move(op));
+    Apply(ops_.back());
+  }
+}
+
+bool Statement::HasPipelinedSince(size_t checkpoint) const {
+  for (size_t i = checkpoint; i < ops_.size(); ++i) {
+    if (ops_[i].kind == Kind::kPipeline) return true;
+  }
+  return false;
+}
+
+void Statement::Commit() {
+  committed_ = true;
+  for (const Op& op : ops_) {
+    Decision d;
+    d.action = action_;
+    d.pod = session_.pod(op.pod).key;
+    d.node = session_.node(op.placement.node).name;
+    switch (op.kind) {
+      case Kind::kAllocate:
+        d.kind = DecisionKind::kBind;
+        d.gpu_groups = op.placement.gpu_groups;
+        break;
+      case Kind::kPipeline:
+        d.kind = DecisionKind::kPipeline;
+        d.gpu_groups = op.placement.gpu_groups;
+        break;
+      case Kind::kEvict:
+        d.kind = DecisionKind::kEvict;
+        d.reason = op.reason;
+        break;
+    }
+    session_.Record(std::move(d));
+  }
+  ops_.clear();
+}
+
+}  // namespace quotient::framework

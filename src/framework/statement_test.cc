@@ -1,0 +1,165 @@
+#include "framework/statement.h"
+
+#include <gtest/gtest.h>
+
+#include "builders/objects.h"
+#include "core/snapshot_builder.h"
+#include "framework/session.h"
+
+namespace quotient::framework {
+namespace {
+
+using core::ShareResource;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakeQueue;
+
+constexpr ShareResource kGpu = ShareResource::kGpu;
+
+// One node with 4 GPUs and 16 cores; a running 2-GPU pod that is being deleted (releasing), a
+// running 1-GPU pod, and two pending pods.
+class StatementTest : public ::testing::Test {
+ protected:
+  StatementTest() {
+    objects_.nodes.push_back(MakeNode("n1").Gpus(4).Cpu("16"));
+    objects_.queues.push_back(MakeQueue("q").Gpu(4, -1, 1));
+    objects_.pods.push_back(
+        MakePod("ns", "going").Queue("q").Gpus(2).Cpu("4").RunningOn("n1").Deleting());
+    objects_.pods.push_back(MakePod("ns", "staying").Queue("q").Gpus(1).Cpu("4").RunningOn("n1"));
+    objects_.pods.push_back(MakePod("ns", "a").Queue("q").Gpus(1).Cpu("4"));
+    objects_.pods.push_back(MakePod("ns", "b").Queue("q").Gpus(2).Cpu("8"));
+    snapshot_ = core::BuildSnapshot(objects_, core::SnapshotOptions{}).snapshot;
+    session_ = std::make_unique<Session>(snapshot_, config_);
+  }
+  Index Pod(std::string_view key) { return snapshot_.FindPod(key); }
+  Quantity QueueAllocatedGpu() {
+    return session_->shares()[snapshot_.FindQueue("q")].resources[kGpu].allocated;
+  }
+  const NodeState& Node() { return session_->state().node(0); }
+  Placement Whole(std::vector<int32_t> devices) {
+    Placement p;
+    p.node = 0;
+    p.devices = std::move(devices);
+    p.whole_gpus = true;
+    p.portion_milli = Quantity(1000);
+    return p;
+  }
+
+  core::ClusterObjects objects_;
+  core::Snapshot snapshot_;
+  SchedulerConfig config_;
+  std::unique_ptr<Session> session_;
+};
+
+TEST_F(StatementTest, OverlayStartsFromTheSnapshot) {
+  // 16 cores minus 4 (going) and 4 (staying); going's 4 cores are also releasing.
+  EXPECT_EQ(Node().idle.cpu_milli, Quantity(8000));
+  EXPECT_EQ(Node().releasing.cpu_milli, Quantity(4000));
+  // Devices: going holds 0 and 1 (releasing), staying holds 2; 3 is free.
+  EXPECT_EQ(Node().devices[0].releasing_milli, Quantity(1000));
+  EXPECT_EQ(Node().devices[2].used_milli, Quantity(1000));
+  EXPECT_EQ(Node().devices[3].free_milli(), Quantity(1000));
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(1000));  // releasing pods are not allocated
+}
+
+TEST_F(StatementTest, AllocateUpdatesNodeDevicesAndQueueAndRollbackRestoresAll) {
+  Statement s(*session_, "allocate");
+  const size_t cp = s.Checkpoint();
+  s.Allocate(Pod("ns/a"), Whole({3}));
+  EXPECT_EQ(Node().idle.cpu_milli, Quantity(4000));
+  EXPECT_EQ(Node().devices[3].used_milli, Quantity(1000));
+  EXPECT_EQ(session_->state().pod(Pod("ns/a")).status, core::PodStatus::kAllocated);
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(2000));
+  s.Rollback(cp);
+  EXPECT_EQ(Node().idle.cpu_milli, Quantity(8000));
+  EXPECT_EQ(Node().devices[3].free_milli(), Quantity(1000));
+  EXPECT_EQ(session_->state().pod(Pod("ns/a")).status, core::PodStatus::kPending);
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(1000));
+}
+
+TEST_F(StatementTest, PipelineTakesIdleFirstThenReleasingAndDoesNotCountAsAllocated) {
+  Statement s(*session_, "allocate");
+  // b needs 8 cores: 8 idle are there; its two GPUs are the releasing devices 0 and 1.
+  s.Pipeline(Pod("ns/b"), Whole({0, 1}));
+  EXPECT_EQ(Node().idle.cpu_milli, Quantity(0));
+  EXPECT_EQ(Node().releasing.cpu_milli, Quantity(4000));
+  EXPECT_EQ(Node().devices[0].releasing_milli, Quantity(0));
+  EXPECT_EQ(Node().devices[0].used_milli, Quantity(1000));
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(1000));
+  // a then needs 4 cores that only the releasing pool has.
+  s.Pipeline(Pod("ns/a"), Whole({3}));
+  EXPECT_EQ(Node().releasing.cpu_milli, Quantity(0));
+  s.Discard();
+  EXPECT_EQ(Node().idle.cpu_milli, Quantity(8000));
+  EXPECT_EQ(Node().releasing.cpu_milli, Quantity(4000));
+  EXPECT_EQ(Node().devices[0].releasing_milli, Quantity(1000));
+}
+
+TEST_F(StatementTest, EvictMovesResourcesToReleasingAndShrinksTheQueue) {
+  Statement s(*session_, "reclaim");
+  s.Evict(Pod("ns/staying"), "fair share");
+  EXPECT_EQ(Node().releasing.cpu_milli, Quantity(8000));
+  EXPECT_EQ(Node().devices[2].releasing_milli, Quantity(1000));
+  EXPECT_EQ(Node().devices[2].used_milli, Quantity(0));
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(0));
+  s.Discard();
+  EXPECT_EQ(Node().releasing.cpu_milli, Quantity(4000));
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(1000));
+  EXPECT_EQ(session_->state().pod(Pod("ns/staying")).status, core::PodStatus::kRunning);
+}
+
+TEST_F(StatementTest, ConvertingAllocationsToPipelinesKeepsThePlaces) {
+  Statement s(*session_, "allocate");
+  s.Allocate(Pod("ns/a"), Whole({3}));
+  s.Pipeline(Pod("ns/b"), Whole({0, 1}));
+  ASSERT_TRUE(s.HasPipelinedSince(0));
+  s.ConvertAllocatedToPipelined(0);
+  EXPECT_EQ(session_->state().pod(Pod("ns/a")).status, core::PodStatus::kPipelined);
+  EXPECT_EQ(session_->state().pod(Pod("ns/a")).devices, std::vector<int32_t>{3});
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(1000));
+  s.Commit();
+  ASSERT_EQ(session_->decisions().size(), 2u);
+  EXPECT_EQ(session_->decisions()[0].kind, DecisionKind::kPipeline);
+  EXPECT_EQ(session_->decisions()[0].pod, "ns/a");
+  EXPECT_EQ(session_->decisions()[1].node, "n1");
+}
+
+TEST_F(StatementTest, CommitTurnsOperationsIntoDecisionsInOrder) {
+  {
+    Statement s(*session_, "allocate");
+    s.Allocate(Pod("ns/a"), Whole({3}));
+    s.Commit();
+  }
+  ASSERT_EQ(session_->decisions().size(), 1u);
+  EXPECT_EQ(session_->decisions()[0].kind, DecisionKind::kBind);
+  EXPECT_EQ(session_->decisions()[0].action, "allocate");
+  EXPECT_EQ(session_->state().pod(Pod("ns/a")).status, core::PodStatus::kAllocated);
+}
+
+TEST_F(StatementTest, AStatementDroppedWithoutCommitUndoesItself) {
+  {
+    Statement s(*session_, "allocate");
+    s.Allocate(Pod("ns/a"), Whole({3}));
+  }
+  EXPECT_TRUE(session_->decisions().empty());
+  EXPECT_EQ(Node().devices[3].free_milli(), Quantity(1000));
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(1000));
+}
+
+TEST_F(StatementTest, SharedGpuPortionsAccumulateOnOneGroup) {
+  Statement s(*session_, "allocate");
+  Placement half;
+  half.node = 0;
+  half.devices = {3};
+  half.gpu_groups = {"n1-gpu3"};
+  half.portion_milli = Quantity(500);
+  s.Allocate(Pod("ns/a"), half);
+  EXPECT_EQ(Node().devices[3].kind, DeviceState::Kind::kShared);
+  EXPECT_EQ(Node().devices[3].group, "n1-gpu3");
+  EXPECT_EQ(Node().devices[3].free_milli(), Quantity(500));
+  s.Discard();
+  EXPECT_EQ(Node().devices[3].kind, DeviceState::Kind::kIdle);
+}
+
+}  // namespace
+}  // namespace quotient::framework
