@@ -30,10 +30,20 @@ bool PlaceTask(framework::Session& session, framework::Statement& statement, Ind
   NodeScore best_score;
   const size_t nodes = session.state().node_count();
   errors.set_nodes(nodes);
+  const core::Job& job = session.job(session.pod(pod).job);
   for (size_t n = 0; n < nodes; ++n) {
     const Index node = static_cast<Index>(n);
     if (std::string reason = CheckPredicates(session, pod, node); !reason.empty()) {
       errors.Add(reason);
+      continue;
+    }
+    // The queue check again for this pod alone, with its GPU quota as converted on this node
+    // (gpu-memory differs per node), against the allocation the gang has reached so far.
+    const fairshare::CapacityVerdict capacity = fairshare::CheckJobOverQueueCapacity(
+        session.shares(), job.queue, session.QuotaOf(pod, node), job.preemptible);
+    if (!capacity.fits) {
+      errors.Add("node(s) would take the queue over capacity (" + capacity.reason + ": " +
+                 capacity.message + ")");
       continue;
     }
     const PlacementPolicy policy = PolicyFor(session.config(), session.node(node).node_pool);
