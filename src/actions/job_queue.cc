@@ -20,18 +20,6 @@ int ElasticState(const framework::Session& session, const core::Job& job) {
   return allocated < minimum ? 0 : (allocated == minimum ? 1 : 2);
 }
 
-bool JobBefore(const framework::Session& session, core::Index a, core::Index b) {
-  const core::Job& x = session.job(a);
-  const core::Job& y = session.job(b);
-  if (x.priority != y.priority) return x.priority > y.priority;
-  const int sx = ElasticState(session, x);
-  const int sy = ElasticState(session, y);
-  if (sx != sy) return sx < sy;
-  if (x.creation_time != y.creation_time) return x.creation_time < y.creation_time;
-  if (x.uid != y.uid) return x.uid < y.uid;
-  return x.key < y.key;
-}
-
 }  // namespace
 
 std::string NotReadyMessage(const core::Snapshot& snapshot, const core::Job& job) {
@@ -68,6 +56,7 @@ JobQueue::JobQueue(const framework::Session& session, int max_jobs_per_queue) {
     const core::Index index = static_cast<core::Index>(i);
     candidates_[job.queue].push_back(index);
     leaf_of_[index] = job.queue;
+    entries_[index] = Describe(session, index);
   }
   if (max_jobs_per_queue > 0) {
     for (auto& [queue, jobs] : candidates_) {
@@ -78,6 +67,28 @@ JobQueue::JobQueue(const framework::Session& session, int max_jobs_per_queue) {
       }
     }
   }
+}
+
+JobQueue::Entry JobQueue::Describe(const framework::Session& session, core::Index job) const {
+  return {RequestOf(session, SelectTasks(session, session.job(job)).pods),
+          ElasticState(session, session.job(job))};
+}
+
+void JobQueue::Push(const framework::Session& session, core::Index job) {
+  candidates_[Leaf(job)].push_back(job);
+  entries_[job] = Describe(session, job);
+}
+
+bool JobQueue::JobBefore(const framework::Session& session, core::Index a, core::Index b) const {
+  const core::Job& x = session.job(a);
+  const core::Job& y = session.job(b);
+  if (x.priority != y.priority) return x.priority > y.priority;
+  const int sx = entries_.at(a).elastic_state;
+  const int sy = entries_.at(b).elastic_state;
+  if (sx != sy) return sx < sy;
+  if (x.creation_time != y.creation_time) return x.creation_time < y.creation_time;
+  if (x.uid != y.uid) return x.uid < y.uid;
+  return x.key < y.key;
 }
 
 std::optional<core::Index> JobQueue::BestIn(const framework::Session& session,
@@ -102,8 +113,7 @@ std::optional<core::Index> JobQueue::BestAmong(const framework::Session& session
   for (core::Index queue : queues) {
     std::optional<core::Index> job = BestIn(session, queue);
     if (!job) continue;
-    fairshare::QueueCandidate candidate{
-        queue, RequestOf(session, SelectTasks(session, session.job(*job)).pods), {}};
+    fairshare::QueueCandidate candidate{queue, entries_.at(*job).request, {}};
     if (!best_job || fairshare::CompareQueues(session.shares(), candidate, best) < 0) {
       best_job = job;
       best = candidate;

@@ -24,10 +24,19 @@ class JobQueue {
 
   // The next job, removed from the queue; nullopt when none is left.
   std::optional<core::Index> Pop(const framework::Session& session);
-  // Puts a job back (elastic growth: it competes again after each pod).
-  void Push(core::Index job) { candidates_[Leaf(job)].push_back(job); }
+  // Puts a job back (elastic growth: it competes again after each pod), with its cached order
+  // keys recomputed.
+  void Push(const framework::Session& session, core::Index job);
 
  private:
+  // What ordering needs to know about a job, cached because only the popped job changes while
+  // an allocate action runs; Push refreshes it.
+  struct Entry {
+    core::ShareVector request;  // of the tasks it would place now
+    int elastic_state = 0;      // 0 below its gang minimum, 1 at it, 2 above
+  };
+  Entry Describe(const framework::Session& session, core::Index job) const;
+  bool JobBefore(const framework::Session& session, core::Index a, core::Index b) const;
   core::Index Leaf(core::Index job) const { return leaf_of_.at(job); }
   // The job `queue`'s subtree would give next.
   std::optional<core::Index> BestIn(const framework::Session& session, core::Index queue) const;
@@ -37,6 +46,7 @@ class JobQueue {
 
   std::map<core::Index, std::vector<core::Index>> candidates_;  // leaf queue -> jobs
   std::map<core::Index, core::Index> leaf_of_;
+  std::map<core::Index, Entry> entries_;
 };
 
 // KAI's readiness rule: every leaf subgroup has at least its minimum of pods that are alive

@@ -13,23 +13,10 @@ bool IsActiveAllocated(core::PodStatus s) {
          s == core::PodStatus::kRunning;
 }
 
-std::string_view LabelOf(const core::Pod& p, const std::string& key) {
-  auto it = p.meta.labels.find(key);
-  return it == p.meta.labels.end() ? std::string_view() : std::string_view(it->second);
-}
-
-// Kubeflow master/launcher and Ray head first.
-int RoleRank(const core::Pod& p) {
-  const std::string_view role = LabelOf(p, "training.kubeflow.org/job-role");
-  if (role == "master" || role == "launcher") return 0;
-  if (LabelOf(p, "ray.io/node-type") == "head") return 0;
-  return 1;
-}
-
 }  // namespace
 
 bool TaskBefore(const core::Pod& a, const core::Pod& b) {
-  if (RoleRank(a) != RoleRank(b)) return RoleRank(a) < RoleRank(b);
+  if (a.leader_task != b.leader_task) return a.leader_task;
   if (a.task_priority.has_value() != b.task_priority.has_value()) {
     return a.task_priority.has_value();
   }

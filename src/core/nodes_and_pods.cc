@@ -138,6 +138,12 @@ Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& 
                     "\"" + it->second + "\" is not an integer; ignored");
     }
   }
+  const auto label = [&](const char* key) -> std::string_view {
+    auto it = o.meta.labels.find(key);
+    return it == o.meta.labels.end() ? std::string_view() : std::string_view(it->second);
+  };
+  const std::string_view role = label("training.kubeflow.org/job-role");
+  p.leader_task = role == "master" || role == "launcher" || label("ray.io/node-type") == "head";
   Result<GpuSharing> gpu = ReadGpuSharing(o, p.request);
   if (gpu.ok()) {
     p.gpu = gpu.value();

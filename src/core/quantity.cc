@@ -124,13 +124,6 @@ constexpr int128 kInt128Limit = (static_cast<int128>(1) << 120);
 
 }  // namespace
 
-Quantity Quantity::operator+(Quantity other) const {
-  return Saturate(static_cast<int128>(value_) + other.value_);
-}
-Quantity Quantity::operator-(Quantity other) const {
-  return Saturate(static_cast<int128>(value_) - other.value_);
-}
-Quantity Quantity::operator-() const { return Saturate(-static_cast<int128>(value_)); }
 Quantity Quantity::Times(int64_t factor) const {
   return Saturate(static_cast<int128>(value_) * factor);
 }

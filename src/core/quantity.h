@@ -48,10 +48,18 @@ class Quantity {
   constexpr bool is_zero() const { return value_ == 0; }
   constexpr bool is_negative() const { return value_ < 0; }
 
-  // Saturating arithmetic.
-  Quantity operator+(Quantity other) const;
-  Quantity operator-(Quantity other) const;
-  Quantity operator-() const;
+  // Saturating arithmetic (inline: these sit on every placement's hot path).
+  Quantity operator+(Quantity other) const {
+    int64_t r;
+    if (__builtin_add_overflow(value_, other.value_, &r)) return Saturated(other.value_ > 0);
+    return Quantity(r);
+  }
+  Quantity operator-(Quantity other) const {
+    int64_t r;
+    if (__builtin_sub_overflow(value_, other.value_, &r)) return Saturated(other.value_ < 0);
+    return Quantity(r);
+  }
+  Quantity operator-() const { return value_ == INT64_MIN ? Max() : Quantity(-value_); }
   Quantity& operator+=(Quantity other) { return *this = *this + other; }
   Quantity& operator-=(Quantity other) { return *this = *this - other; }
   Quantity Times(int64_t factor) const;
@@ -64,6 +72,8 @@ class Quantity {
   constexpr auto operator<=>(const Quantity&) const = default;
 
  private:
+  static Quantity Saturated(bool up) { return up ? Max() : Quantity(INT64_MIN); }
+
   int64_t value_ = 0;
 };
 

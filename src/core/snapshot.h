@@ -88,6 +88,9 @@ struct Pod {
   Index job = kNone;                     // kNone for pods of other schedulers
   std::string sub_group;                 // kai.scheduler/subgroup-name label, "" = default
   std::optional<int64_t> task_priority;  // kai.scheduler/task-priority label
+  // A Kubeflow master/launcher (training.kubeflow.org/job-role) or Ray head (ray.io/node-type):
+  // placed before the other pods of its group.
+  bool leader_task = false;
   Labels node_selector;
   std::vector<Toleration> tolerations;
   Affinity affinity;

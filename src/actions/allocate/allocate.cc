@@ -1,5 +1,6 @@
 #include "actions/allocate/allocate.h"
 
+#include <map>
 #include <optional>
 
 #include "actions/fit_errors.h"
@@ -25,7 +26,7 @@ std::string Argument(const framework::SchedulerConfig& config, const std::string
 
 // Places one task on its best node; on failure fills `errors` and returns false.
 bool PlaceTask(framework::Session& session, framework::Statement& statement, Index pod,
-               FitErrors& errors) {
+               std::map<std::string, PlacementPolicy>& policies, FitErrors& errors) {
   std::optional<NodeFit> best;
   NodeScore best_score;
   const size_t nodes = session.state().node_count();
@@ -46,7 +47,12 @@ bool PlaceTask(framework::Session& session, framework::Statement& statement, Ind
                  capacity.message + ")");
       continue;
     }
-    const PlacementPolicy policy = PolicyFor(session.config(), session.node(node).node_pool);
+    const std::string& pool = session.node(node).node_pool;
+    auto cached = policies.find(pool);
+    if (cached == policies.end()) {
+      cached = policies.emplace(pool, PolicyFor(session.config(), pool)).first;
+    }
+    const PlacementPolicy& policy = cached->second;
     NodeFit fit = FitResources(session, pod, node, policy);
     if (fit.fit == Fit::kNone) {
       errors.Add(fit.reason);
@@ -81,7 +87,8 @@ int32_t AllocatedPods(const framework::Session& session, const core::Job& job) {
 }
 
 // One attempt at a job; returns whether it placed anything.
-bool AllocateJob(framework::Session& session, Index job_index) {
+bool AllocateJob(framework::Session& session, Index job_index,
+                 std::map<std::string, PlacementPolicy>& policies) {
   const core::Job& job = session.job(job_index);
   const TasksToAllocate tasks = SelectTasks(session, job);
   if (tasks.pods.empty()) {
@@ -98,7 +105,7 @@ bool AllocateJob(framework::Session& session, Index job_index) {
   framework::Statement statement(session, "allocate");
   for (size_t k = 0; k < tasks.pods.size(); ++k) {
     FitErrors errors;
-    if (PlaceTask(session, statement, tasks.pods[k], errors)) continue;
+    if (PlaceTask(session, statement, tasks.pods[k], policies, errors)) continue;
     std::string reason = errors.Message();
     if (tasks.required > 1) {
       reason = "Resources were found for " +
@@ -145,9 +152,10 @@ void AllocateAction::Execute(framework::Session& session) {
     depth = it->second;
   }
   JobQueue queue(session, depth);
+  std::map<std::string, PlacementPolicy> policies;  // by node pool
   while (std::optional<Index> job = queue.Pop(session)) {
-    if (AllocateJob(session, *job) && HasPendingTask(session, session.job(*job))) {
-      queue.Push(*job);
+    if (AllocateJob(session, *job, policies) && HasPendingTask(session, session.job(*job))) {
+      queue.Push(session, *job);
     }
   }
 }

@@ -1,0 +1,89 @@
+// Allocate-cycle benchmarks on a synthetic cluster (bench/synthetic_cluster.h):
+//   BM_BuildSnapshot     objects -> snapshot (the per-cycle cost a service pays when it
+//                        rebuilds; issue 6 makes it incremental)
+//   BM_OpenSession       fair share + overlay
+//   BM_AllocateAction    the allocate action alone, on a fresh session each iteration
+//   BM_Cycle             all three: one `quotient schedule` cycle without I/O
+// Run: ./scripts/bench.sh (release build) — see docs/benchmarks.md for recorded figures.
+#include <benchmark/benchmark.h>
+
+#include <map>
+
+#include "actions/allocate/allocate.h"
+#include "core/snapshot_builder.h"
+#include "framework/session.h"
+#include "synthetic_cluster.h"
+
+namespace quotient::bench {
+namespace {
+
+SyntheticClusterSpec SpecFor(const benchmark::State& state) {
+  SyntheticClusterSpec spec;
+  spec.nodes = static_cast<int>(state.range(0));
+  spec.running_pods = spec.nodes * 10;
+  spec.pending_groups = spec.nodes * 2;
+  spec.departments = 10;
+  spec.projects_per_department = 10;
+  return spec;
+}
+
+const core::ClusterObjects& Objects(const benchmark::State& state) {
+  static std::map<int64_t, core::ClusterObjects> cache;
+  auto it = cache.find(state.range(0));
+  if (it == cache.end())
+    it = cache.emplace(state.range(0), MakeSyntheticCluster(SpecFor(state))).first;
+  return it->second;
+}
+
+void BM_BuildSnapshot(benchmark::State& state) {
+  const core::ClusterObjects& objects = Objects(state);
+  for (auto _ : state) {
+    core::SnapshotBuild b = core::BuildSnapshot(objects, core::SnapshotOptions{});
+    benchmark::DoNotOptimize(b.snapshot.pods.data());
+  }
+  state.counters["pods"] = static_cast<double>(objects.pods.size());
+}
+
+void BM_OpenSession(benchmark::State& state) {
+  const core::Snapshot snapshot = core::BuildSnapshot(Objects(state), {}).snapshot;
+  const framework::SchedulerConfig config;
+  for (auto _ : state) {
+    framework::Session session(snapshot, config);
+    benchmark::DoNotOptimize(&session);
+  }
+}
+
+void BM_AllocateAction(benchmark::State& state) {
+  const core::Snapshot snapshot = core::BuildSnapshot(Objects(state), {}).snapshot;
+  const framework::SchedulerConfig config;
+  size_t decisions = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    framework::Session session(snapshot, config);
+    state.ResumeTiming();
+    actions::AllocateAction().Execute(session);
+    decisions = session.decisions().size();
+  }
+  state.counters["binds"] = static_cast<double>(decisions);
+}
+
+void BM_Cycle(benchmark::State& state) {
+  const core::ClusterObjects& objects = Objects(state);
+  const framework::SchedulerConfig config;
+  for (auto _ : state) {
+    const core::Snapshot snapshot = core::BuildSnapshot(objects, {}).snapshot;
+    framework::Session session(snapshot, config);
+    actions::AllocateAction().Execute(session);
+    benchmark::DoNotOptimize(session.decisions().data());
+  }
+}
+
+BENCHMARK(BM_BuildSnapshot)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OpenSession)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AllocateAction)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Cycle)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace quotient::bench
+
+BENCHMARK_MAIN();
