@@ -26,7 +26,11 @@ std::string UsableReason(const core::Node& node) {
   if (node.unusable_reason.rfind("invalid node", 0) == 0) return "node(s) had invalid input";
   if (node.unusable_reason == "node is not Ready") return "node(s) were not ready";
   if (node.unusable_reason.rfind("node is cordoned", 0) == 0) return "node(s) were unschedulable";
-  return "node(s) " + node.unusable_reason.substr(std::string("node ").size());
+  const std::string condition_prefix = "node has condition ";
+  if (node.unusable_reason.rfind(condition_prefix, 0) == 0) {
+    return "node(s) had condition " + node.unusable_reason.substr(condition_prefix.size());
+  }
+  return "node(s) were unusable: " + node.unusable_reason;
 }
 
 std::string GpuTypeReason(const core::Pod& pod, const core::Node& node) {

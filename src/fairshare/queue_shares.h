@@ -77,7 +77,7 @@ class QueueShares {
   // part) of the queue and all its ancestors.
   void AddAllocated(Index queue, const ShareVector& amount, bool preemptible);
   void RemoveAllocated(Index queue, const ShareVector& amount, bool preemptible);
-  // Adds to the request of the queue and its ancestors.
+  // Adds to the request of the queue and its ancestors (negative amounts subtract).
   void AddRequested(Index queue, const ShareVector& amount);
 
  private:

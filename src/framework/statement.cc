@@ -116,8 +116,11 @@ void Statement::Apply(Op& op) {
       pod.portion_milli = op.placement.portion_milli;
       pod.gpu_groups = op.placement.gpu_groups;
       if (!pipelined && job.queue != kNone) {
-        session_.shares().AddAllocated(job.queue, session_.QuotaOf(op.pod, pod.node),
-                                       job.preemptible);
+        const core::ShareVector on_node = session_.QuotaOf(op.pod, pod.node);
+        session_.shares().AddAllocated(job.queue, on_node, job.preemptible);
+        // The request counted the pod as pending; now it counts what it holds on the node
+        // (different for gpu-memory pods, converted with this node's GPU memory).
+        session_.shares().AddRequested(job.queue, on_node - session_.QuotaOf(op.pod, kNone));
       }
       break;
     }
@@ -132,8 +135,9 @@ void Statement::Apply(Op& op) {
         d.releasing_milli += moved;
       }
       if (core::IsAllocatedStatus(pod.status) && job.queue != kNone) {
-        session_.shares().RemoveAllocated(job.queue, session_.QuotaOf(op.pod, pod.node),
-                                          job.preemptible);
+        const core::ShareVector on_node = session_.QuotaOf(op.pod, pod.node);
+        session_.shares().RemoveAllocated(job.queue, on_node, job.preemptible);
+        session_.shares().AddRequested(job.queue, core::ShareVector{} - on_node);
       }
       pod.status = core::PodStatus::kReleasing;
       break;
@@ -152,8 +156,9 @@ void Statement::Undo(const Op& op) {
     case Kind::kAllocate:
     case Kind::kPipeline:
       if (op.kind == Kind::kAllocate && job.queue != kNone) {
-        session_.shares().RemoveAllocated(job.queue, session_.QuotaOf(op.pod, pod.node),
-                                          job.preemptible);
+        const core::ShareVector on_node = session_.QuotaOf(op.pod, pod.node);
+        session_.shares().RemoveAllocated(job.queue, on_node, job.preemptible);
+        session_.shares().AddRequested(job.queue, session_.QuotaOf(op.pod, kNone) - on_node);
       }
       node.idle += request;
       node.idle -= op.from_releasing;
@@ -163,8 +168,9 @@ void Statement::Undo(const Op& op) {
     case Kind::kEvict:
       node.releasing -= request;
       if (core::IsAllocatedStatus(op.before.status) && job.queue != kNone) {
-        session_.shares().AddAllocated(job.queue, session_.QuotaOf(op.pod, pod.node),
-                                       job.preemptible);
+        const core::ShareVector on_node = session_.QuotaOf(op.pod, pod.node);
+        session_.shares().AddAllocated(job.queue, on_node, job.preemptible);
+        session_.shares().AddRequested(job.queue, on_node);
       }
       break;
   }

@@ -1,7 +1,8 @@
 #include "scheduler/pending_reason.h"
 
 #include "actions/job_queue.h"
-#include "actions/registry.h"
+#include <algorithm>
+
 #include "fairshare/capacity.h"
 #include "fairshare/fair_share.h"
 
@@ -22,13 +23,12 @@ std::string PendingReason(const framework::Session& session, const core::Job& jo
       session.shares(), job.queue, fairshare::PendingRequestOf(job, session.snapshot()),
       job.preemptible);
   if (!verdict.fits) return verdict.reason + ": " + verdict.message;
-  for (const std::string& name : session.config().actions) {
-    if (name == "allocate" && actions::IsActionAvailable(name)) {
-      return "not placed in this cycle";
-    }
+  const auto& names = session.config().actions;
+  if (std::find(names.begin(), names.end(), "allocate") == names.end()) {
+    return "not placed: allocate is not among this run's actions; the queue's limit and quota "
+           "checks pass";
   }
-  return "not placed: no allocate action ran (this version of Quotient computes fair share "
-         "but does not place pods yet); the queue's limit and quota checks pass";
+  return "not placed in this cycle";
 }
 
 }  // namespace quotient::scheduler

@@ -4,7 +4,7 @@
 //   3. the gang is not ready: fewer pods exist than it needs;
 //   4. what the actions recorded in this cycle;
 //   5. the queue checks: OverLimit, NonPreemptibleOverQuota;
-//   6. no action placed it.
+//   6. allocate did not run, or did not try the job (queueDepthPerAction).
 #pragma once
 
 #include <string>
