@@ -1,7 +1,7 @@
 #include "scheduler/pending_reason.h"
 
-#include "actions/job_queue.h"
 #include <algorithm>
+#include "actions/job_queue.h"
 
 #include "fairshare/capacity.h"
 #include "fairshare/fair_share.h"
