@@ -3,21 +3,14 @@
 #include <algorithm>
 
 #include "actions/allocate/allocate.h"
+#include "actions/consolidation/consolidation.h"
+#include "actions/preempt/preempt.h"
+#include "actions/reclaim/reclaim.h"
+#include "actions/stale_gang/stale_gang.h"
 #include "framework/config.h"
 
 namespace quotient::actions {
 namespace {
-
-// A known action that this version does not carry out yet: it records nothing.
-class InactiveAction final : public framework::Action {
- public:
-  explicit InactiveAction(std::string name) : name_(std::move(name)) {}
-  std::string_view name() const override { return name_; }
-  void Execute(framework::Session& /*session*/) override {}
-
- private:
-  std::string name_;
-};
 
 }  // namespace
 
@@ -31,12 +24,16 @@ bool IsKnownAction(std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-bool IsActionAvailable(std::string_view name) { return name == "allocate"; }
+bool IsActionAvailable(std::string_view name) { return IsKnownAction(name); }
 
 std::unique_ptr<framework::Action> MakeAction(std::string_view name) {
   if (!IsKnownAction(name)) return nullptr;
   if (name == "allocate") return std::make_unique<AllocateAction>();
-  return std::make_unique<InactiveAction>(std::string(name));
+  if (name == "consolidation") return std::make_unique<ConsolidationAction>();
+  if (name == "reclaim") return std::make_unique<ReclaimAction>();
+  if (name == "preempt") return std::make_unique<PreemptAction>();
+  if (name == "stalegangeviction") return std::make_unique<StaleGangEvictionAction>();
+  return nullptr;
 }
 
 }  // namespace quotient::actions

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/build_steps.h"
+#include "core/time_text.h"
 
 namespace quotient::core::build {
 namespace {
@@ -112,6 +113,24 @@ void BuildSubGroups(Job& job, const std::vector<SubGroupSpec>& specs) {
   }
 }
 
+// The scheduler's own annotations on a PodGroup: timestamps it wrote and our grace override.
+void ReadSchedulerAnnotations(const PodGroupObject& o, Job& job, Reporter& reporter) {
+  const auto read = [&](std::string_view key, auto parse, auto& out) {
+    auto it = o.meta.annotations.find(std::string(key));
+    if (it == o.meta.annotations.end()) return;
+    auto parsed = parse(it->second);
+    if (parsed.ok()) {
+      out = parsed.value();
+    } else {
+      reporter.Warn(o.meta, "PodGroup", "metadata.annotations[" + std::string(key) + "]",
+                    parsed.message() + "; ignored");
+    }
+  };
+  read(kLastStartAnnotation, ParseRfc3339, job.last_start_time);
+  read(kStaleSinceAnnotation, ParseRfc3339, job.stale_since);
+  read(kStaleGraceAnnotation, ParseGoDuration, job.stale_grace_period);
+}
+
 Job JobFromPodGroup(const PodGroupObject& o, const SnapshotOptions& options,
                     const PriorityTable& priorities, Reporter& reporter) {
   Job job;
@@ -129,6 +148,7 @@ Job JobFromPodGroup(const PodGroupObject& o, const SnapshotOptions& options,
     job.node_pool = it->second;
   }
   BuildSubGroups(job, o.sub_groups);
+  ReadSchedulerAnnotations(o, job, reporter);
   return job;
 }
 

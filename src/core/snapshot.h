@@ -122,6 +122,14 @@ struct Job {
   int32_t min_member = 1;
   // kai.scheduler/node-pool of the PodGroup (implicit groups: of the pod); "" = default pool.
   std::string node_pool;
+  // When the job last went from no running pods to running (annotation
+  // kai.scheduler/last-start-timestamp, written by the scheduler): min-runtime protection.
+  std::optional<Time> last_start_time;
+  // When the job was first seen stale (kai.scheduler/stale-podgroup-timestamp).
+  std::optional<Time> stale_since;
+  // Per-group override of the stale-gang grace period (annotation
+  // quotient.dev/stale-grace-period, a Go duration; negative = never evict).
+  std::optional<std::chrono::seconds> stale_grace_period;
   // Leaf subgroups carry gang minimums; without subGroups there is one leaf "default" with
   // max(minMember, 1).
   std::vector<SubGroup> sub_groups;

@@ -4,6 +4,7 @@
 // service mounts); the scheduler reads only this struct.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +30,10 @@ struct SchedulerConfig {
   std::map<std::string, int> queue_depth_per_action;
   // Quotient extension: `schedulerName` in the file, overridden by --scheduler-name.
   std::optional<std::string> scheduler_name;
+  // KAI's scheduler flags, read from the file as `maxConsolidationPreemptees` (0 disables
+  // consolidation) and `defaultStalenessGracePeriod` (a Go duration; negative = never evict).
+  int max_consolidation_preemptees = 16;
+  std::chrono::seconds staleness_grace_period{60};
 
   static std::vector<std::string> DefaultActions() {
     return {"allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"};

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ class Session {
   const core::Pod& pod(Index i) const { return snapshot_.pods[static_cast<size_t>(i)]; }
   const core::Job& job(Index i) const { return snapshot_.jobs[static_cast<size_t>(i)]; }
   const core::Node& node(Index i) const { return snapshot_.nodes[static_cast<size_t>(i)]; }
+  const core::Queue& queue(Index i) const { return snapshot_.queues[static_cast<size_t>(i)]; }
 
   // Pods with required pod anti-affinity terms (few in practice): the incoming pod must not
   // match them where they run, so the predicate scans only these.
@@ -44,6 +46,16 @@ class Session {
 
   void Record(Decision decision) { decisions_.push_back(std::move(decision)); }
   const std::vector<Decision>& decisions() const { return decisions_; }
+
+  // A change to a PodGroup's annotations the scheduler makes (last-start and stale timestamps);
+  // `value` empty = remove the annotation. Applied to the objects between cycles.
+  struct AnnotationUpdate {
+    std::string pod_group;  // ns/name
+    std::string key;
+    std::optional<std::string> value;
+  };
+  void RecordAnnotation(AnnotationUpdate update) { annotations_.push_back(std::move(update)); }
+  const std::vector<AnnotationUpdate>& annotations() const { return annotations_; }
 
   // Why a job was not scheduled in this cycle, in order of recording.
   void AddJobReason(Index job, std::string reason);
@@ -56,6 +68,7 @@ class Session {
   ClusterState state_;
   std::vector<Index> pods_with_anti_affinity_;
   std::vector<Decision> decisions_;
+  std::vector<AnnotationUpdate> annotations_;
   std::map<Index, std::vector<std::string>> job_reasons_;
 };
 

@@ -146,6 +146,18 @@ Status ParseDocument(const Value& doc, Config& config) {
   if (const Value* depth = doc.Find("queueDepthPerAction")) {
     if (Status s = ParseQueueDepth(*depth, config); !s.ok()) return s;
   }
+  if (const Value* n = doc.Find("maxConsolidationPreemptees"); n != nullptr && !n->is_null()) {
+    Result<int64_t> parsed = n->type() == Value::Type::kNumber
+                                 ? ParseDecimalInteger(n->text(), 0, INT32_MAX)
+                                 : Result<int64_t>::Error("expected an integer");
+    if (!parsed.ok()) return Status::Error("maxConsolidationPreemptees: " + parsed.message());
+    config.max_consolidation_preemptees = static_cast<int>(parsed.value());
+  }
+  if (const Value* g = doc.Find("defaultStalenessGracePeriod"); g != nullptr && !g->is_null()) {
+    Result<std::chrono::seconds> parsed = ParseGoDuration(g->text());
+    if (!parsed.ok()) return Status::Error("defaultStalenessGracePeriod: " + parsed.message());
+    config.staleness_grace_period = parsed.value();
+  }
   if (const Value* name = doc.Find("schedulerName"); name != nullptr && !name->is_null()) {
     if (name->type() != Value::Type::kString || name->text().empty()) {
       return Status::Error("schedulerName: expected a non-empty string");

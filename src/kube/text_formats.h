@@ -11,17 +11,12 @@
 #include "common/status.h"
 #include "core/objects.h"
 #include "core/quantity.h"
+#include "core/time_text.h"
 
 namespace quotient::kube {
 
-// "2025-01-02T03:04:05Z", with optional fractional seconds (dropped) and a "+hh:mm"/"-hh:mm"
-// offset instead of Z. The result is the UTC instant in whole seconds.
-Result<core::Time> ParseRfc3339(std::string_view text);
-
-// A Go duration as time.ParseDuration reads it: "45s", "10m", "1h30m", "1.5h", "300ms", "0",
-// with an optional sign. Units ns, us (µs), ms, s, m, h. The result is truncated toward zero to
-// whole seconds ("1500ms" -> 1s).
-Result<std::chrono::seconds> ParseGoDuration(std::string_view text);
+using core::ParseGoDuration;
+using core::ParseRfc3339;
 
 // A decimal integer ("42", "-7"; no fraction or exponent) within [min, max].
 Result<int64_t> ParseDecimalInteger(std::string_view text, int64_t min, int64_t max);

@@ -181,6 +181,7 @@ RunReport Run(core::ClusterObjects objects, const RunOptions& options) {
       ReportFinalState(session, session.decisions(), bound_by_run, report);
     } else {
       AdvanceWorld(objects, session.decisions(), options.delete_evicted);
+      ApplyAnnotations(objects, session.annotations());
     }
   }
   return report;

@@ -47,4 +47,18 @@ void AdvanceWorld(core::ClusterObjects& objects, const std::vector<Decision>& de
   objects.pods = std::move(next);
 }
 
+void ApplyAnnotations(core::ClusterObjects& objects,
+                      const std::vector<framework::Session::AnnotationUpdate>& updates) {
+  for (const framework::Session::AnnotationUpdate& u : updates) {
+    for (core::PodGroupObject& pg : objects.pod_groups) {
+      if (pg.meta.Key() != u.pod_group) continue;
+      if (u.value) {
+        pg.meta.annotations[u.key] = *u.value;
+      } else {
+        pg.meta.annotations.erase(u.key);
+      }
+    }
+  }
+}
+
 }  // namespace quotient::scheduler

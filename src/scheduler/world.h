@@ -12,6 +12,7 @@
 
 #include "core/objects.h"
 #include "framework/decision.h"
+#include "framework/session.h"
 
 namespace quotient::scheduler {
 
@@ -20,5 +21,9 @@ using framework::DecisionKind;
 
 void AdvanceWorld(core::ClusterObjects& objects, const std::vector<Decision>& decisions,
                   bool delete_evicted);
+
+// Applies the PodGroup annotation changes a cycle made (last-start and stale timestamps).
+void ApplyAnnotations(core::ClusterObjects& objects,
+                      const std::vector<framework::Session::AnnotationUpdate>& updates);
 
 }  // namespace quotient::scheduler

@@ -6,8 +6,9 @@
 #include "actions/fit_errors.h"
 #include "actions/job_queue.h"
 #include "actions/job_tasks.h"
-#include "actions/node_order.h"
-#include "actions/predicates.h"
+#include "actions/placer.h"
+#include "core/snapshot_builder.h"
+#include "core/time_text.h"
 #include "fairshare/capacity.h"
 #include "framework/statement.h"
 
@@ -15,64 +16,6 @@ namespace quotient::actions {
 namespace {
 
 using core::Index;
-
-std::string Argument(const framework::SchedulerConfig& config, const std::string& plugin,
-                     const std::string& key) {
-  const framework::PluginOption* p = config.FindPlugin(plugin);
-  if (p == nullptr) return "";
-  auto it = p->arguments.find(key);
-  return it == p->arguments.end() ? "" : it->second;
-}
-
-// Places one task on its best node; on failure fills `errors` and returns false.
-bool PlaceTask(framework::Session& session, framework::Statement& statement, Index pod,
-               std::map<std::string, PlacementPolicy>& policies, FitErrors& errors) {
-  std::optional<NodeFit> best;
-  NodeScore best_score;
-  const size_t nodes = session.state().node_count();
-  errors.set_nodes(nodes);
-  const core::Job& job = session.job(session.pod(pod).job);
-  for (size_t n = 0; n < nodes; ++n) {
-    const Index node = static_cast<Index>(n);
-    if (std::string reason = CheckPredicates(session, pod, node); !reason.empty()) {
-      errors.Add(reason);
-      continue;
-    }
-    // The queue check again for this pod alone, with its GPU quota as converted on this node
-    // (gpu-memory differs per node), against the allocation the gang has reached so far.
-    const fairshare::CapacityVerdict capacity = fairshare::CheckJobOverQueueCapacity(
-        session.shares(), job.queue, session.QuotaOf(pod, node), job.preemptible);
-    if (!capacity.fits) {
-      errors.Add("node(s) would take the queue over capacity (" + capacity.reason + ": " +
-                 capacity.message + ")");
-      continue;
-    }
-    const std::string& pool = session.node(node).node_pool;
-    auto cached = policies.find(pool);
-    if (cached == policies.end()) {
-      cached = policies.emplace(pool, PolicyFor(session.config(), pool)).first;
-    }
-    const PlacementPolicy& policy = cached->second;
-    NodeFit fit = FitResources(session, pod, node, policy);
-    if (fit.fit == Fit::kNone) {
-      errors.Add(fit.reason);
-      continue;
-    }
-    const NodeScore score = ScoreNode(session, pod, node, fit, policy);
-    // Nodes come in name order, so keeping the first of equals breaks ties by name.
-    if (!best || BetterNode(score, best_score)) {
-      best = std::move(fit);
-      best_score = score;
-    }
-  }
-  if (!best) return false;
-  if (best->fit == Fit::kIdle) {
-    statement.Allocate(pod, best->placement);
-  } else {
-    statement.Pipeline(pod, best->placement);
-  }
-  return true;
-}
 
 int32_t GangMinimum(const core::Job& job) {
   int32_t m = 0;
@@ -87,8 +30,7 @@ int32_t AllocatedPods(const framework::Session& session, const core::Job& job) {
 }
 
 // One attempt at a job; returns whether it placed anything.
-bool AllocateJob(framework::Session& session, Index job_index,
-                 std::map<std::string, PlacementPolicy>& policies) {
+bool AllocateJob(framework::Session& session, Index job_index, Placer& placer) {
   const core::Job& job = session.job(job_index);
   const TasksToAllocate tasks = SelectTasks(session, job);
   if (tasks.pods.empty()) {
@@ -105,7 +47,7 @@ bool AllocateJob(framework::Session& session, Index job_index,
   framework::Statement statement(session, "allocate");
   for (size_t k = 0; k < tasks.pods.size(); ++k) {
     FitErrors errors;
-    if (PlaceTask(session, statement, tasks.pods[k], policies, errors)) continue;
+    if (placer.Place(statement, tasks.pods[k], errors)) continue;
     std::string reason = errors.Message();
     if (tasks.required > 1) {
       reason = "Resources were found for " +
@@ -118,32 +60,18 @@ bool AllocateJob(framework::Session& session, Index job_index,
     session.AddJobReason(job_index, reason);
     return false;
   }
-  if (statement.HasPipelinedSince(0)) statement.ConvertAllocatedToPipelined(0);
+  const bool pipelined = statement.HasPipelinedSince(0);
+  if (pipelined) statement.ConvertAllocatedToPipelined(0);
   statement.Commit();
+  if (allocated_before == 0 && !pipelined && !job.implicit) {
+    // The job starts running: min-runtime protection counts from now (KAI persists this).
+    session.RecordAnnotation({job.key, std::string(core::kLastStartAnnotation),
+                              core::FormatRfc3339(session.snapshot().now)});
+  }
   return true;
 }
 
 }  // namespace
-
-PlacementPolicy PolicyFor(const framework::SchedulerConfig& config, const std::string& node_pool) {
-  const auto strategy = [&](const std::string& resource) {
-    std::string value;
-    if (!node_pool.empty()) value = Argument(config, "nodeplacement", node_pool + "." + resource);
-    if (value.empty()) value = Argument(config, "nodeplacement", resource);
-    return value != "spread";
-  };
-  PlacementPolicy p;
-  p.gpu_binpack = strategy("gpu");
-  p.cpu_binpack = strategy("cpu");
-  if (config.FindPlugin("gpuspread")) {
-    p.pack_shared_gpus = false;
-  } else if (config.FindPlugin("gpupack")) {
-    p.pack_shared_gpus = true;
-  } else {
-    p.pack_shared_gpus = p.gpu_binpack;
-  }
-  return p;
-}
 
 void AllocateAction::Execute(framework::Session& session) {
   int depth = 0;
@@ -152,9 +80,9 @@ void AllocateAction::Execute(framework::Session& session) {
     depth = it->second;
   }
   JobQueue queue(session, depth);
-  std::map<std::string, PlacementPolicy> policies;  // by node pool
+  Placer placer(session);
   while (std::optional<Index> job = queue.Pop(session)) {
-    if (AllocateJob(session, *job, policies) && HasPendingTask(session, session.job(*job))) {
+    if (AllocateJob(session, *job, placer) && HasPendingTask(session, session.job(*job))) {
       queue.Push(session, *job);
     }
   }

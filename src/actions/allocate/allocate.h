@@ -9,7 +9,6 @@
 // A job that grew and still has pending pods goes back into the queue.
 #pragma once
 
-#include "actions/node_fit.h"
 #include "framework/action.h"
 
 namespace quotient::actions {
@@ -19,10 +18,5 @@ class AllocateAction final : public framework::Action {
   std::string_view name() const override { return "allocate"; }
   void Execute(framework::Session& session) override;
 };
-
-// The placement strategy for nodes of `node_pool`, from the nodeplacement plugin's arguments
-// (`gpu`, `cpu`: binpack | spread; `<pool>.gpu`, `<pool>.cpu` override them for one pool) and the
-// gpupack / gpuspread plugins (default: follow the GPU strategy).
-PlacementPolicy PolicyFor(const framework::SchedulerConfig& config, const std::string& node_pool);
 
 }  // namespace quotient::actions

@@ -1,0 +1,78 @@
+#include "actions/consolidation/consolidation.h"
+
+#include <set>
+
+#include "actions/job_queue.h"
+#include "actions/job_tasks.h"
+#include "actions/victim_order.h"
+#include "actions/victim_solver.h"
+
+namespace quotient::actions {
+namespace {
+
+using core::Index;
+
+bool AnySpread(const framework::SchedulerConfig& config) {
+  const framework::PluginOption* p = config.FindPlugin("nodeplacement");
+  if (p == nullptr) return false;
+  for (const auto& [key, value] : p->arguments) {
+    const bool strategy_key = key == "gpu" || key == "cpu" || key.ends_with(".gpu") ||
+                              key.ends_with(".cpu");
+    if (strategy_key && value == "spread") return true;
+  }
+  return false;
+}
+
+int64_t FreeGpuMilli(const framework::Session& session) {
+  int64_t free = 0;
+  for (size_t n = 0; n < session.state().node_count(); ++n) {
+    if (!session.node(static_cast<Index>(n)).usable) continue;
+    for (const framework::DeviceState& d : session.state().node(static_cast<Index>(n)).devices) {
+      free += (d.free_milli() + d.releasing_milli).value();
+    }
+  }
+  return free;
+}
+
+void ConsolidateFor(framework::Session& session, Placer& placer, Index job_index) {
+  const core::Job& job = session.job(job_index);
+  if (!job.preemptible || IsGangSatisfied(session, job)) return;
+  const TasksToAllocate tasks = SelectTasks(session, job);
+  if (tasks.pods.empty()) return;
+  const int64_t need = RequestOf(session, tasks.pods)[core::ShareResource::kGpu].value();
+  if (need <= 0 || FreeGpuMilli(session) < need) return;  // moving pods cannot make room
+  SolverSpec spec;
+  spec.action = "consolidation";
+  spec.preemptor = job_index;
+  spec.tasks = tasks.pods;
+  spec.all_victims_must_move = true;
+  std::set<Index> victim_jobs;
+  for (Index victim : VictimJobs(session, job_index, [](const core::Job&) { return true; })) {
+    if (static_cast<int>(victim_jobs.size()) >= session.config().max_consolidation_preemptees) {
+      break;
+    }
+    victim_jobs.insert(victim);
+    for (VictimUnit& unit : VictimUnitsOf(session, victim, true)) {
+      spec.candidates.push_back(std::move(unit));
+    }
+  }
+  const auto message = [&](Index pod) {
+    return "Pod " + session.pod(pod).key +
+           " was preempted and rescheduled due to bin packing (resource consolidation) "
+           "procedure";
+  };
+  spec.eviction_reason = message;
+  spec.move_reason = message;
+  SolveAndCommit(session, placer, spec);
+}
+
+}  // namespace
+
+void ConsolidationAction::Execute(framework::Session& session) {
+  if (session.config().max_consolidation_preemptees <= 0 || AnySpread(session.config())) return;
+  JobQueue queue(session, 0);
+  Placer placer(session);
+  while (std::optional<Index> job = queue.Pop(session)) ConsolidateFor(session, placer, *job);
+}
+
+}  // namespace quotient::actions

@@ -1,0 +1,57 @@
+#include "actions/preempt/preempt.h"
+
+#include "actions/job_queue.h"
+#include "actions/job_tasks.h"
+#include "actions/min_runtime.h"
+#include "actions/victim_order.h"
+#include "actions/victim_solver.h"
+#include "fairshare/capacity.h"
+
+namespace quotient::actions {
+namespace {
+
+using core::Index;
+
+void PreemptFor(framework::Session& session, Placer& placer, Index job_index) {
+  const core::Job& job = session.job(job_index);
+  if (IsGangSatisfied(session, job)) return;
+  const TasksToAllocate tasks = SelectTasks(session, job);
+  if (tasks.pods.empty()) return;
+  if (!fairshare::CheckNonPreemptibleOverQuota(session.shares(), job.queue,
+                                               RequestOf(session, tasks.pods), job.preemptible)
+           .fits) {
+    return;
+  }
+  SolverSpec spec;
+  spec.action = "preempt";
+  spec.preemptor = job_index;
+  spec.tasks = tasks.pods;
+  for (Index victim : VictimJobs(session, job_index, [&](const core::Job& v) {
+         return v.queue == job.queue && v.priority < job.priority;
+       })) {
+    const bool protected_now =
+        IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kPreempt);
+    for (VictimUnit& unit : VictimUnitsOf(session, victim, !protected_now)) {
+      spec.candidates.push_back(std::move(unit));
+    }
+  }
+  spec.eviction_reason = [&](Index pod) {
+    return "Pod " + session.pod(pod).key + " was preempted by higher priority workload " +
+           job.key;
+  };
+  spec.move_reason = [&](Index pod) {
+    return "Pod " + session.pod(pod).key + " was preempted by higher priority workload " +
+           job.key + " and rescheduled on another node";
+  };
+  SolveAndCommit(session, placer, spec);
+}
+
+}  // namespace
+
+void PreemptAction::Execute(framework::Session& session) {
+  JobQueue queue(session, 0);
+  Placer placer(session);
+  while (std::optional<Index> job = queue.Pop(session)) PreemptFor(session, placer, *job);
+}
+
+}  // namespace quotient::actions

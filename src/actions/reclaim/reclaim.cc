@@ -1,0 +1,105 @@
+#include "actions/reclaim/reclaim.h"
+
+#include "actions/job_queue.h"
+#include "actions/job_tasks.h"
+#include "actions/min_runtime.h"
+#include "actions/victim_order.h"
+#include "actions/victim_solver.h"
+#include "fairshare/capacity.h"
+#include "fairshare/reclaimable.h"
+
+namespace quotient::actions {
+namespace {
+
+using core::Index;
+using core::ShareResource;
+
+int64_t Multiplier(const framework::SchedulerConfig& config) {
+  const framework::PluginOption* p = config.FindPlugin("proportion");
+  if (p == nullptr) return 1000;
+  for (const char* key : {"reclaimerUtilizationMultiplier", "relcaimerSaturationMultiplier"}) {
+    auto it = p->arguments.find(key);
+    if (it == p->arguments.end()) continue;
+    Result<core::Quantity> m =
+        core::ParseQuantity(it->second, core::Scale::kMilli, core::Rounding::kDown);
+    if (m.ok()) return std::max<int64_t>(1000, m->value());
+  }
+  return 1000;
+}
+
+// "<q> uses 3 GPUs with a quota of 2 GPUs, fair-share of 2.5 GPUs and queue priority of 100."
+std::string QueueLine(const fairshare::QueueShare& q, ShareResource r) {
+  const fairshare::ResourceShare& s = q.resources[r];
+  const std::string quota =
+      s.deserved.is_unlimited() ? "unlimited" : fairshare::FormatAmount(r, s.deserved.amount());
+  return q.name + " uses " + fairshare::FormatAmount(r, s.allocated) + " with a quota of " +
+         quota + ", fair-share of " + fairshare::FormatAmount(r, s.fair_share) +
+         " and queue priority of " + std::to_string(q.priority) + ".";
+}
+
+void ReclaimFor(framework::Session& session, Placer& placer, Index job_index, int64_t multiplier) {
+  const core::Job& job = session.job(job_index);
+  // An elastic reclaimer asks only for its gang minimum: growth never reclaims.
+  if (IsGangSatisfied(session, job)) return;
+  const TasksToAllocate tasks = SelectTasks(session, job);
+  if (tasks.pods.empty()) return;
+  const fairshare::ReclaimerInfo reclaimer{job.queue, RequestOf(session, tasks.pods),
+                                           job.preemptible};
+  if (!fairshare::CanReclaimResources(session.shares(), reclaimer)) return;
+
+  SolverSpec spec;
+  spec.action = "reclaim";
+  spec.preemptor = job_index;
+  spec.tasks = tasks.pods;
+  for (Index victim : VictimJobs(session, job_index, [&](const core::Job& v) {
+         return v.queue != job.queue;
+       })) {
+    const bool protected_now =
+        IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kReclaim);
+    for (VictimUnit& unit : VictimUnitsOf(session, victim, !protected_now)) {
+      spec.candidates.push_back(std::move(unit));
+    }
+  }
+  const fairshare::QueueShares before = session.shares();
+  spec.validate = [&](const Scenario& scenario) {
+    std::vector<fairshare::VictimBundle> bundles;
+    for (const VictimUnit* unit : scenario.victims) {
+      fairshare::VictimBundle bundle{session.job(unit->job).queue, {}};
+      for (Index pod : unit->pods) {
+        // Moved victims keep running elsewhere: they cost their queue nothing.
+        if (!scenario.moved_pods.count(pod)) {
+          bundle.resources += session.QuotaOf(pod, session.state().pod(pod).node);
+        }
+      }
+      bundles.push_back(bundle);
+    }
+    return fairshare::Reclaimable(before, reclaimer, bundles, multiplier);
+  };
+  const ShareResource shown =
+      reclaimer.request[ShareResource::kGpu] > core::Quantity::Zero() ? ShareResource::kGpu
+                                                                        : ShareResource::kCpu;
+  spec.eviction_reason = [&](Index pod) {
+    const core::Job& victim = session.job(session.pod(pod).job);
+    const auto [mine, theirs] = fairshare::LeveledQueues(before, job.queue, victim.queue);
+    return "Pod " + session.pod(pod).key + " was preempted by workload " + job.key + ". " +
+           QueueLine(before[mine], shown) + " " + QueueLine(before[theirs], shown);
+  };
+  spec.move_reason = [&](Index pod) {
+    return "Pod " + session.pod(pod).key + " was preempted by workload " + job.key +
+           " and rescheduled on another node";
+  };
+  SolveAndCommit(session, placer, spec);
+}
+
+}  // namespace
+
+void ReclaimAction::Execute(framework::Session& session) {
+  JobQueue queue(session, 0);
+  Placer placer(session);
+  const int64_t multiplier = Multiplier(session.config());
+  while (std::optional<Index> job = queue.Pop(session)) {
+    ReclaimFor(session, placer, *job, multiplier);
+  }
+}
+
+}  // namespace quotient::actions

@@ -1,0 +1,61 @@
+// The victim solver shared by reclaim, preempt and consolidation (kai-reference §2.4).
+//
+// Candidates come as units, in the order an action wants them tried (a whole job, or a single pod
+// of an elastic job above its minimum). The solver adds units one at a time; once the freed
+// resources could cover the preemptor (a cheap cluster-wide check), it tries the scenario in a
+// statement: evict the units, place the preemptor's pods (pipelined: they wait for the victims to
+// go), then try to move each victim unit elsewhere (pipelined onto other nodes: migrated, not
+// killed), then validate with the action's rule. The first scenario that works is then pruned,
+// so no victim is evicted that the preemptor does not need:
+//   1. units none of whose pods sit on a node the preemptor was placed on are dropped (their
+//      eviction helped nobody), if the scenario still works without them;
+//   2. then each remaining unit, last added first, is dropped if the scenario still works.
+// Only the pruned scenario is committed. This is how we avoid KAI's disproportionate evictions
+// (kai-reference §13.5: 376 GPUs evicted to place 48): KAI keeps every victim it accumulated.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "actions/placer.h"
+
+namespace quotient::actions {
+
+struct VictimUnit {
+  core::Index job = core::kNone;
+  std::vector<core::Index> pods;  // evicted together
+};
+
+struct Scenario {
+  std::vector<const VictimUnit*> victims;
+  std::set<core::Index> moved_pods;  // victim pods placed again on another node
+};
+
+struct SolverSpec {
+  std::string action;
+  core::Index preemptor = core::kNone;  // job
+  std::vector<core::Index> tasks;       // its pods to place
+  std::vector<VictimUnit> candidates;   // in the order to try
+  bool all_victims_must_move = false;   // consolidation: pure defragmentation
+  // The action's rule for a scenario (reclaim's fairness, ...); empty = always valid.
+  std::function<bool(const Scenario&)> validate;
+  // The eviction message for a victim pod that is not moved.
+  std::function<std::string(core::Index pod)> eviction_reason;
+  // The message for a victim pod that is moved to another node.
+  std::function<std::string(core::Index pod)> move_reason;
+};
+
+// Splits a victim job into units: an elastic job above its gang minimum gives its surplus pods
+// one by one (reverse task order, i.e. the last to be placed goes first), then the rest as one
+// unit; any other job is one unit. `whole_allowed` false keeps only the surplus pods (min-runtime
+// protection of an elastic job).
+std::vector<VictimUnit> VictimUnitsOf(const framework::Session& session, core::Index job,
+                                      bool whole_allowed);
+
+// Solves and, on success, commits the scenario (evictions, moves, the preemptor's pipelined
+// pods). Returns false, changing nothing, when no scenario works.
+bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpec& spec);
+
+}  // namespace quotient::actions
