@@ -137,4 +137,32 @@ core::ClusterObjects MakeSyntheticCluster(const SyntheticClusterSpec& spec) {
   return o;
 }
 
+core::ClusterObjects MakeReclaimLargeJobs(int nodes) {
+  core::ClusterObjects o;
+  for (int i = 0; i < nodes; ++i) o.nodes.push_back(MakeNode(i, 8));
+  core::QueueObject q0 = MakeQueue("queue-0", "", 0);
+  q0.resources[core::ShareResource::kGpu].over_quota_weight_milli = Q(0);
+  core::QueueObject q1 = MakeQueue("queue-1", "", int64_t{nodes} * 8);
+  q1.resources[core::ShareResource::kGpu].over_quota_weight_milli = Q(0);
+  o.queues = {q0, q1};
+  for (int i = 0; i < nodes * 8; ++i) {
+    core::PodObject pod = MakePod("run", "running-job-" + std::to_string(i), "queue-0", 1, 100);
+    pod.node_name = o.nodes[static_cast<size_t>(i % nodes)].meta.name;
+    pod.phase = core::PodPhase::kRunning;
+    o.pods.push_back(std::move(pod));
+  }
+  core::PodGroupObject pg;
+  pg.meta.namespace_name = "big";
+  pg.meta.name = "very-large-job";
+  pg.queue = "queue-1";
+  pg.min_member = nodes / 10;
+  o.pod_groups.push_back(pg);
+  for (int i = 0; i < nodes / 10; ++i) {
+    core::PodObject pod = MakePod("big", "very-large-job-" + std::to_string(i), "queue-1", 8, 100);
+    pod.meta.annotations["pod-group-name"] = "very-large-job";
+    o.pods.push_back(std::move(pod));
+  }
+  return o;
+}
+
 }  // namespace quotient::bench

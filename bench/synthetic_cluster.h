@@ -21,4 +21,9 @@ struct SyntheticClusterSpec {
 
 core::ClusterObjects MakeSyntheticCluster(const SyntheticClusterSpec& spec);
 
+// KAI's ReclaimLargeJobs benchmark shape (pkg/scheduler/actions/reclaim): N nodes of 8 GPUs filled
+// by N x 8 running one-GPU jobs in queue-0 (deserved 0, weight 0), and one pending job of N / 10
+// pods x 8 GPUs in queue-1 (deserved N x 8, weight 0) that must reclaim whole nodes.
+core::ClusterObjects MakeReclaimLargeJobs(int nodes);
+
 }  // namespace quotient::bench

@@ -52,14 +52,13 @@ bool IsProtectedByMinRuntime(const framework::Session& session, Index victim_job
     if (!by_queue) start = LeveledQueue(session, preemptor_queue, job.queue);
   }
   std::optional<std::chrono::seconds> min_runtime;
-  for (Index at = start; at != core::kNone && !min_runtime;
-       at = session.queue(at).parent) {
+  for (Index at = start; at != core::kNone && !min_runtime; at = session.queue(at).parent) {
     const core::Queue& q = session.queue(at);
     min_runtime = preempt ? q.preempt_min_runtime : q.reclaim_min_runtime;
   }
   if (!min_runtime) {
-    min_runtime = PluginDuration(session, preempt ? "defaultPreemptMinRuntime"
-                                                  : "defaultReclaimMinRuntime");
+    min_runtime =
+        PluginDuration(session, preempt ? "defaultPreemptMinRuntime" : "defaultReclaimMinRuntime");
   }
   if (!min_runtime || min_runtime->count() <= 0) return false;
   return session.snapshot().now < *job.last_start_time + *min_runtime;

@@ -16,7 +16,7 @@ class Placer {
   explicit Placer(framework::Session& session) : session_(session) {}
 
   struct Options {
-    bool pipeline_only = false;           // record a Pipeline even where idle resources suffice
+    bool pipeline_only = false;              // record a Pipeline even where idle resources suffice
     core::Index exclude_node = core::kNone;  // a victim being moved must leave its node
   };
 

@@ -10,9 +10,7 @@
 #include "framework/config.h"
 
 namespace quotient::actions {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 const std::vector<std::string>& KnownActionNames() {
   static const std::vector<std::string> kNames = framework::SchedulerConfig::DefaultActions();

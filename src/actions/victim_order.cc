@@ -17,8 +17,8 @@ std::map<Index, size_t> VictimQueueRank(const framework::Session& session,
   while (!queues.empty()) {
     size_t worst = 0;
     for (size_t k = 1; k < queues.size(); ++k) {
-      if (fairshare::CompareQueues(session.shares(), {queues[k], {}, {}},
-                                   {queues[worst], {}, {}}) > 0) {
+      if (fairshare::CompareQueues(session.shares(), {queues[k], {}, {}}, {queues[worst], {}, {}}) >
+          0) {
         worst = k;
       }
     }

@@ -47,6 +47,57 @@ Room Need(const framework::Session& session, const std::vector<Index>& pods, boo
   return r;
 }
 
+// Per-node GPU room (free + releasing + what accumulated victims hold there), and whether the
+// preemptor's GPU pods could possibly fit: a necessary condition checked before any real try.
+class NodeRoom {
+ public:
+  NodeRoom(const framework::Session& session, const std::vector<Index>& tasks)
+      : session_(session), room_(session.state().node_count(), 0) {
+    for (size_t n = 0; n < room_.size(); ++n) {
+      if (!session.node(static_cast<Index>(n)).usable) continue;
+      for (const framework::DeviceState& d : session.state().node(static_cast<Index>(n)).devices) {
+        room_[n] += (d.free_milli() + d.releasing_milli).value();
+      }
+    }
+    for (Index t : tasks) {
+      const int64_t g = session.QuotaOf(t, core::kNone)[core::ShareResource::kGpu].value();
+      if (g <= 0) continue;
+      ++gpu_tasks_;
+      smallest_ = smallest_ == 0 ? g : std::min(smallest_, g);
+      largest_ = std::max(largest_, g);
+    }
+  }
+  void Free(const VictimUnit& unit) { Add(unit, 1); }
+  void Unfree(const VictimUnit& unit) { Add(unit, -1); }
+  // How many of the smallest GPU pods the rooms could hold.
+  int64_t Slots() const {
+    if (gpu_tasks_ == 0) return 0;
+    int64_t slots = 0;
+    for (int64_t r : room_) slots += r / smallest_;
+    return slots;
+  }
+  bool CouldFit() const {
+    if (gpu_tasks_ == 0) return true;
+    return Slots() >= gpu_tasks_ && *std::max_element(room_.begin(), room_.end()) >= largest_;
+  }
+
+ private:
+  void Add(const VictimUnit& unit, int64_t sign) {
+    for (Index pod : unit.pods) {
+      const Index node = session_.state().pod(pod).node;
+      if (node == core::kNone) continue;
+      room_[static_cast<size_t>(node)] +=
+          sign * session_.QuotaOf(pod, node)[core::ShareResource::kGpu].value();
+    }
+  }
+
+  const framework::Session& session_;
+  std::vector<int64_t> room_;
+  int64_t gpu_tasks_ = 0;
+  int64_t smallest_ = 0;
+  int64_t largest_ = 0;
+};
+
 class Attempt {
  public:
   Attempt(framework::Session& session, Placer& placer, const SolverSpec& spec)
@@ -55,7 +106,8 @@ class Attempt {
   // Tries `victims`; on success `statement` holds the scenario (uncommitted) and `scenario`
   // describes it. `with_reasons` writes the final eviction messages.
   bool Run(const std::vector<const VictimUnit*>& victims, framework::Statement& statement,
-           Scenario& scenario, const std::set<Index>& moved_hint, bool with_reasons) {
+           Scenario& scenario, const std::set<Index>& moved_hint, bool with_reasons,
+           bool try_moves = true) {
     scenario.victims = victims;
     scenario.moved_pods.clear();
     for (const VictimUnit* unit : victims) {
@@ -75,6 +127,7 @@ class Attempt {
     // A preemptor that needed victims waits for them: pipelined, never bound this cycle.
     statement.ConvertAllocatedToPipelined(preemptor_start);
     for (const VictimUnit* unit : victims) {
+      if (!try_moves) break;
       const size_t cp = statement.Checkpoint();
       bool all = true;
       for (Index pod : unit->pods) {
@@ -97,12 +150,25 @@ class Attempt {
         }
       }
     }
+    placed_ = true;
     return !spec_.validate || spec_.validate(scenario);
   }
 
-  bool Works(const std::vector<const VictimUnit*>& victims, Scenario& scenario) {
+  // Whether the scenario works (the statement is discarded on scope exit). Searching without
+  // moves is enough where moves are optional: a scenario valid with every victim evicted stays
+  // valid when some of them are moved instead (they then cost their queue less).
+  bool Works(const std::vector<const VictimUnit*>& victims, Scenario& scenario, bool try_moves) {
+    placed_ = false;
     framework::Statement statement(session_, spec_.action);
-    return Run(victims, statement, scenario, {}, false);  // discarded on scope exit
+    return Run(victims, statement, scenario, {}, false, try_moves);
+  }
+  // Searches without moves first (cheap); when the preemptor fits but the rule rejects the
+  // scenario, tries again with moves, since a moved victim costs its queue nothing and can make
+  // the scenario fair.
+  bool Works(const std::vector<const VictimUnit*>& victims, Scenario& scenario) {
+    if (Works(victims, scenario, spec_.all_victims_must_move)) return true;
+    if (spec_.all_victims_must_move || !placed_ || !spec_.validate) return false;
+    return Works(victims, scenario, true);
   }
 
   // The unit that could not be moved in the last failed run (all_victims_must_move), if any.
@@ -110,22 +176,37 @@ class Attempt {
 
  private:
   const VictimUnit* unmovable_ = nullptr;
+  bool placed_ = false;  // the last run placed the preemptor (a failure was the rule's)
   framework::Session& session_;
   Placer& placer_;
   const SolverSpec& spec_;
 };
 
-// The nodes the preemptor's pods were placed on in a working scenario.
-std::set<Index> PreemptorNodes(framework::Session& session, Placer& placer,
-                               const SolverSpec& spec, const std::vector<const VictimUnit*>& v) {
-  std::set<Index> nodes;
-  framework::Statement statement(session, spec.action);
-  Scenario scenario;
+// Where a working scenario put the preemptor, and the GPU room each node still has after it
+// (free plus releasing, with the scenario's victims evicted and the preemptor placed).
+struct Footprint {
+  std::set<Index> preemptor_nodes;
+  std::vector<int64_t> leftover_gpu_milli;  // by node
+};
+
+Footprint FootprintOf(framework::Session& session, Placer& placer, const SolverSpec& spec,
+                      const std::vector<const VictimUnit*>& victims) {
+  Footprint f;
   Attempt attempt(session, placer, spec);
-  if (attempt.Run(v, statement, scenario, {}, false)) {
-    for (Index task : spec.tasks) nodes.insert(session.state().pod(task).node);
+  for (const bool moves : {spec.all_victims_must_move, true}) {
+    framework::Statement statement(session, spec.action);
+    Scenario scenario;
+    if (!attempt.Run(victims, statement, scenario, {}, false, moves)) continue;
+    for (Index task : spec.tasks) f.preemptor_nodes.insert(session.state().pod(task).node);
+    f.leftover_gpu_milli.resize(session.state().node_count());
+    for (size_t n = 0; n < f.leftover_gpu_milli.size(); ++n) {
+      for (const framework::DeviceState& d : session.state().node(static_cast<Index>(n)).devices) {
+        f.leftover_gpu_milli[n] += (d.free_milli() + d.releasing_milli).value();
+      }
+    }
+    break;
   }
-  return nodes;
+  return f;
 }
 
 std::vector<const VictimUnit*> Prune(framework::Session& session, Placer& placer,
@@ -134,26 +215,61 @@ std::vector<const VictimUnit*> Prune(framework::Session& session, Placer& placer
   Attempt attempt(session, placer, spec);
   Scenario scratch;
   // 1. Drop, all at once, units with no pod on a node the preemptor uses.
-  const std::set<Index> used = PreemptorNodes(session, placer, spec, victims);
+  Footprint footprint = FootprintOf(session, placer, spec, victims);
   std::vector<const VictimUnit*> on_used;
   for (const VictimUnit* unit : victims) {
     const bool helps = std::any_of(unit->pods.begin(), unit->pods.end(), [&](Index pod) {
-      return used.count(session.state().pod(pod).node) > 0;
+      return footprint.preemptor_nodes.count(session.state().pod(pod).node) > 0;
     });
     if (helps) on_used.push_back(unit);
   }
   if (!on_used.empty() && on_used.size() < victims.size() && attempt.Works(on_used, scratch)) {
     victims = std::move(on_used);
+    footprint = FootprintOf(session, placer, spec, victims);
   }
-  // 2. Drop units one by one, the last added first, while the scenario still works.
+  // 2. Drop units one by one, the last added first, while the scenario still works. Only units
+  // whose GPUs the scenario leaves unused on their node are worth a try (cheap to know, and it
+  // keeps pruning linear in the victims the preemptor really needs).
   constexpr size_t kMaxSingleDrops = 64;
-  for (size_t k = victims.size(); k-- > 0 && victims.size() > 1;) {
-    if (victims.size() - k > kMaxSingleDrops) break;
+  size_t tries = 0;
+  for (size_t k = victims.size(); k-- > 0 && victims.size() > 1 && tries < kMaxSingleDrops;) {
+    bool spare = !footprint.leftover_gpu_milli.empty();
+    for (Index pod : victims[k]->pods) {
+      const Index node = session.state().pod(pod).node;
+      const int64_t gpu = session.QuotaOf(pod, node)[core::ShareResource::kGpu].value();
+      spare = spare && node != core::kNone &&
+              footprint.leftover_gpu_milli[static_cast<size_t>(node)] >= gpu;
+    }
+    if (!spare) continue;
+    ++tries;
     std::vector<const VictimUnit*> fewer = victims;
     fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(k));
-    if (attempt.Works(fewer, scratch)) victims = std::move(fewer);
+    if (attempt.Works(fewer, scratch)) {
+      victims = std::move(fewer);
+      footprint = FootprintOf(session, placer, spec, victims);
+    }
   }
   return victims;
+}
+
+// A job whose core unit is evicted loses all of it: pruning must not leave one of its surplus pods
+// running below the gang minimum, so surplus units of such jobs come back, in candidate order.
+std::vector<const VictimUnit*> KeepJobsWhole(const SolverSpec& spec,
+                                             std::vector<const VictimUnit*> victims) {
+  std::set<Index> whole_jobs;
+  for (const VictimUnit* unit : victims) {
+    const VictimUnit* last = nullptr;
+    for (const VictimUnit& c : spec.candidates) {
+      if (c.job == unit->job) last = &c;
+    }
+    if (last == unit && unit->pods.size() > 1) whole_jobs.insert(unit->job);
+  }
+  std::vector<const VictimUnit*> out;
+  for (const VictimUnit& c : spec.candidates) {
+    const bool chosen = std::find(victims.begin(), victims.end(), &c) != victims.end();
+    if (chosen || whole_jobs.count(c.job)) out.push_back(&c);
+  }
+  return out;
 }
 
 }  // namespace
@@ -178,7 +294,11 @@ std::vector<VictimUnit> VictimUnitsOf(const framework::Session& session, Index j
     core_pods.insert(core_pods.end(), active.begin(),
                      active.begin() + static_cast<std::ptrdiff_t>(keep));
   }
-  if (whole_allowed && !core_pods.empty()) units.push_back({job_index, core_pods});
+  if (whole_allowed && !core_pods.empty()) {
+    // Evicted in reverse task order, as KAI does (the first placed goes last).
+    std::reverse(core_pods.begin(), core_pods.end());
+    units.push_back({job_index, core_pods});
+  }
   return units;
 }
 
@@ -186,34 +306,42 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
   if (spec.tasks.empty() || spec.candidates.empty()) return false;
   const Room free = FreeRoom(session);
   const Room need = Need(session, spec.tasks, false);
+  NodeRoom rooms(session, spec.tasks);
   Room freed;
   Attempt attempt(session, placer, spec);
   std::vector<const VictimUnit*> victims;
+  int64_t slots_at_last_failure = -1;
   for (const VictimUnit& unit : spec.candidates) {
     victims.push_back(&unit);
     const Room more = Need(session, unit.pods, true);
     freed.gpu_milli += more.gpu_milli;
     freed.cpu_milli += more.cpu_milli;
+    rooms.Free(unit);
     if (free.gpu_milli + freed.gpu_milli < need.gpu_milli ||
-        free.cpu_milli + freed.cpu_milli < need.cpu_milli) {
+        free.cpu_milli + freed.cpu_milli < need.cpu_milli || !rooms.CouldFit()) {
       continue;  // cannot be enough yet
     }
+    // After a failed try, wait until the victims open room for one more of the preemptor's pods.
+    if (rooms.Slots() <= slots_at_last_failure) continue;
     Scenario scenario;
     if (!attempt.Works(victims, scenario)) {
+      slots_at_last_failure = rooms.Slots();
       // A unit that cannot be moved anywhere can be no part of a pure defragmentation.
       if (const VictimUnit* stuck = attempt.TakeUnmovable()) {
         victims.erase(std::find(victims.begin(), victims.end(), stuck));
         const Room less = Need(session, stuck->pods, true);
         freed.gpu_milli -= less.gpu_milli;
         freed.cpu_milli -= less.cpu_milli;
+        rooms.Unfree(*stuck);
+        slots_at_last_failure = -1;
       }
       continue;
     }
-    victims = Prune(session, placer, spec, victims);
+    victims = KeepJobsWhole(spec, Prune(session, placer, spec, victims));
     Scenario final_scenario;
     {
       Scenario probe;
-      attempt.Works(victims, probe);  // which pods move, for their messages
+      attempt.Works(victims, probe, true);  // which pods move, for their messages
       framework::Statement statement(session, spec.action);
       if (!attempt.Run(victims, statement, final_scenario, probe.moved_pods, true)) return false;
       statement.Commit();

@@ -76,7 +76,7 @@ Result<Time> ParseRfc3339(std::string_view text) {
                                          std::chrono::day(static_cast<unsigned>(f[2]))};
   if (!date.ok() || f[3] > 23 || f[4] > 59 || f[5] > 59) return bad();
   const Time local = std::chrono::sys_days(date) + std::chrono::hours(f[3]) +
-                           std::chrono::minutes(f[4]) + std::chrono::seconds(f[5]);
+                     std::chrono::minutes(f[4]) + std::chrono::seconds(f[5]);
   return Time(local - offset);
 }
 

@@ -40,8 +40,8 @@ bool SaturationRejects(Quantity allocated, Quantity fair, Quantity sibling_remai
   if (!over || sibling_fair <= Quantity::Zero()) return false;
   if (fair.is_zero()) return true;  // infinite saturation
   // allocated/fair * m/1000 >= sibling_remaining/sibling_fair
-  const Int128 lhs = static_cast<Int128>(allocated.value()) * multiplier_milli *
-                     sibling_fair.value();
+  const Int128 lhs =
+      static_cast<Int128>(allocated.value()) * multiplier_milli * sibling_fair.value();
   const Int128 rhs = static_cast<Int128>(sibling_remaining.value()) * fair.value() * 1000;
   return lhs >= rhs;
 }
@@ -100,7 +100,8 @@ bool Reclaimable(const QueueShares& shares, const ReclaimerInfo& reclaimer,
     auto own = remaining.find(at);
     const ShareVector with_job =
         (own == remaining.end() ? q.Allocated() : own->second) + reclaimer.request;
-    const std::vector<Index>& siblings = q.parent == core::kNone ? roots : shares[q.parent].children;
+    const std::vector<Index>& siblings =
+        q.parent == core::kNone ? roots : shares[q.parent].children;
     for (Index sibling : siblings) {
       auto lost = remaining.find(sibling);
       if (sibling == at || lost == remaining.end()) continue;

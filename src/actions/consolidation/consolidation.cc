@@ -16,8 +16,8 @@ bool AnySpread(const framework::SchedulerConfig& config) {
   const framework::PluginOption* p = config.FindPlugin("nodeplacement");
   if (p == nullptr) return false;
   for (const auto& [key, value] : p->arguments) {
-    const bool strategy_key = key == "gpu" || key == "cpu" || key.ends_with(".gpu") ||
-                              key.ends_with(".cpu");
+    const bool strategy_key =
+        key == "gpu" || key == "cpu" || key.ends_with(".gpu") || key.ends_with(".cpu");
     if (strategy_key && value == "spread") return true;
   }
   return false;

@@ -36,12 +36,11 @@ void PreemptFor(framework::Session& session, Placer& placer, Index job_index) {
     }
   }
   spec.eviction_reason = [&](Index pod) {
-    return "Pod " + session.pod(pod).key + " was preempted by higher priority workload " +
-           job.key;
+    return "Pod " + session.pod(pod).key + " was preempted by higher priority workload " + job.key;
   };
   spec.move_reason = [&](Index pod) {
-    return "Pod " + session.pod(pod).key + " was preempted by higher priority workload " +
-           job.key + " and rescheduled on another node";
+    return "Pod " + session.pod(pod).key + " was preempted by higher priority workload " + job.key +
+           " and rescheduled on another node";
   };
   SolveAndCommit(session, placer, spec);
 }

@@ -32,9 +32,9 @@ std::string QueueLine(const fairshare::QueueShare& q, ShareResource r) {
   const fairshare::ResourceShare& s = q.resources[r];
   const std::string quota =
       s.deserved.is_unlimited() ? "unlimited" : fairshare::FormatAmount(r, s.deserved.amount());
-  return q.name + " uses " + fairshare::FormatAmount(r, s.allocated) + " with a quota of " +
-         quota + ", fair-share of " + fairshare::FormatAmount(r, s.fair_share) +
-         " and queue priority of " + std::to_string(q.priority) + ".";
+  return q.name + " uses " + fairshare::FormatAmount(r, s.allocated) + " with a quota of " + quota +
+         ", fair-share of " + fairshare::FormatAmount(r, s.fair_share) + " and queue priority of " +
+         std::to_string(q.priority) + ".";
 }
 
 void ReclaimFor(framework::Session& session, Placer& placer, Index job_index, int64_t multiplier) {
@@ -51,9 +51,8 @@ void ReclaimFor(framework::Session& session, Placer& placer, Index job_index, in
   spec.action = "reclaim";
   spec.preemptor = job_index;
   spec.tasks = tasks.pods;
-  for (Index victim : VictimJobs(session, job_index, [&](const core::Job& v) {
-         return v.queue != job.queue;
-       })) {
+  for (Index victim :
+       VictimJobs(session, job_index, [&](const core::Job& v) { return v.queue != job.queue; })) {
     const bool protected_now =
         IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kReclaim);
     for (VictimUnit& unit : VictimUnitsOf(session, victim, !protected_now)) {
@@ -75,9 +74,9 @@ void ReclaimFor(framework::Session& session, Placer& placer, Index job_index, in
     }
     return fairshare::Reclaimable(before, reclaimer, bundles, multiplier);
   };
-  const ShareResource shown =
-      reclaimer.request[ShareResource::kGpu] > core::Quantity::Zero() ? ShareResource::kGpu
-                                                                        : ShareResource::kCpu;
+  const ShareResource shown = reclaimer.request[ShareResource::kGpu] > core::Quantity::Zero()
+                                  ? ShareResource::kGpu
+                                  : ShareResource::kCpu;
   spec.eviction_reason = [&](Index pod) {
     const core::Job& victim = session.job(session.pod(pod).job);
     const auto [mine, theirs] = fairshare::LeveledQueues(before, job.queue, victim.queue);

@@ -1,0 +1,96 @@
+// The victim solver on small clusters; expectations follow docs/design/preemption.md.
+#include "actions/victim_solver.h"
+
+#include <gtest/gtest.h>
+
+#include "actions/preempt/preempt.h"
+#include "actions/reclaim/reclaim.h"
+#include "builders/objects.h"
+#include "core/snapshot_builder.h"
+
+namespace quotient::actions {
+namespace {
+
+using testing::MakeGroup;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakeQueue;
+
+class VictimSolver : public ::testing::Test {
+ protected:
+  std::vector<std::string> Run(framework::Action&& action) {
+    snapshot_ = core::BuildSnapshot(objects_, core::SnapshotOptions{}).snapshot;
+    session_ = std::make_unique<framework::Session>(snapshot_, config_);
+    action.Execute(*session_);
+    std::vector<std::string> out;
+    for (const framework::Decision& d : session_->decisions()) {
+      out.push_back(std::string(framework::DecisionKindName(d.kind)) + " " + d.pod + " " + d.node);
+    }
+    return out;
+  }
+
+  core::ClusterObjects objects_;
+  framework::SchedulerConfig config_;
+  core::Snapshot snapshot_;
+  std::unique_ptr<framework::Session> session_;
+};
+
+TEST_F(VictimSolver, DropsVictimsThePreemptorDoesNotNeed) {
+  // Queue b (quota 0) runs one-GPU pods on n1..n3 (4 GPUs each), created round-robin over the
+  // nodes. Queue a (quota 4) needs 4 GPUs on one node. Victims go newest first, so a node is
+  // wholly freed only after 10 victims (n3-3, n2-3, n1-3, ..., n3-0): KAI would evict all 10.
+  // Pruning keeps only the four on the node the preemptor uses.
+  objects_.nodes = {MakeNode("n1").Gpus(4), MakeNode("n2").Gpus(4), MakeNode("n3").Gpus(4)};
+  objects_.queues = {MakeQueue("a").Gpu(4, -1, 1), MakeQueue("b").Gpu(0, -1, 1)};
+  int created = 0;
+  for (int k = 0; k < 4; ++k) {
+    for (const char* node : {"n1", "n2", "n3"}) {
+      objects_.pods.push_back(MakePod("ns", std::string("b-") + node + "-" + std::to_string(k))
+                                  .Queue("b")
+                                  .Gpus(1)
+                                  .RunningOn(node)
+                                  .Created(++created));
+    }
+  }
+  objects_.pod_groups = {MakeGroup("ns", "a-job").Queue("a").MinMember(1)};
+  objects_.pods.push_back(MakePod("ns", "a-0").Group("a-job").Gpus(4).Created(100));
+  const std::vector<std::string> d = Run(ReclaimAction());
+  // Four evictions (all on one node) and the pipelined reclaimer.
+  ASSERT_EQ(d.size(), 5u);
+  int evictions_on_pipeline_node = 0;
+  const std::string target = d.back().substr(d.back().rfind(' ') + 1);
+  for (size_t k = 0; k + 1 < d.size(); ++k) {
+    EXPECT_EQ(d[k].rfind("evict ", 0), 0u) << d[k];
+    evictions_on_pipeline_node += d[k].ends_with(" " + target);
+  }
+  EXPECT_EQ(evictions_on_pipeline_node, 4);
+  EXPECT_EQ(d.back(), "pipeline ns/a-0 n3");
+}
+
+TEST_F(VictimSolver, AnElasticVictimIsNeverLeftBelowItsMinimum) {
+  // One 4-GPU node; an elastic job (minMember 2, four 1-GPU pods); a 75-priority preemptor asks
+  // for 3 GPUs. Surplus pods go first (elastic-3, elastic-2); the third GPU needs the core unit
+  // {elastic-0, elastic-1}, and then the whole job goes, elastic-2 included.
+  objects_.nodes = {MakeNode("n1").Gpus(4)};
+  objects_.queues = {MakeQueue("q").Gpu(4, -1, 1)};
+  objects_.priority_classes = {testing::PriorityClass("train", 50),
+                               testing::PriorityClass("build-preemptible", 75)};
+  objects_.pod_groups = {
+      MakeGroup("ns", "elastic").Queue("q").MinMember(2).PriorityClass("train"),
+      MakeGroup("ns", "urgent").Queue("q").MinMember(1).PriorityClass("build-preemptible")};
+  for (int k = 0; k < 4; ++k) {
+    objects_.pods.push_back(MakePod("ns", "elastic-" + std::to_string(k))
+                                .Group("elastic")
+                                .Gpus(1)
+                                .RunningOn("n1")
+                                .Created(k + 1));
+  }
+  objects_.pods.push_back(MakePod("ns", "urgent-0").Group("urgent").Gpus(3).Created(10));
+  const std::vector<std::string> d = Run(PreemptAction());
+  EXPECT_EQ(d, (std::vector<std::string>{"evict ns/elastic-3 n1", "evict ns/elastic-2 n1",
+                                         "evict ns/elastic-1 n1", "evict ns/elastic-0 n1",
+                                         "pipeline ns/urgent-0 n1"}));
+}
+
+}  // namespace
+}  // namespace quotient::actions
