@@ -68,4 +68,17 @@ std::vector<Index> VictimJobs(const framework::Session& session, Index preemptor
   return jobs;
 }
 
+std::vector<Index> VictimPool::For(Index preemptor,
+                                   const std::function<bool(const core::Job&)>& eligible) {
+  if (!valid_) {
+    all_ = VictimJobs(session_, core::kNone, [](const core::Job&) { return true; });
+    valid_ = true;
+  }
+  std::vector<Index> out;
+  for (Index job : all_) {
+    if (job != preemptor && eligible(session_.job(job))) out.push_back(job);
+  }
+  return out;
+}
+
 }  // namespace quotient::actions

@@ -15,6 +15,21 @@ namespace quotient::actions {
 std::vector<core::Index> VictimJobs(const framework::Session& session, core::Index preemptor,
                                     const std::function<bool(const core::Job&)>& eligible);
 
+// VictimJobs for many preemptors in one action: the ordered list of every possible victim is
+// computed once and again only after a commit changed the cluster (Invalidate).
+class VictimPool {
+ public:
+  explicit VictimPool(const framework::Session& session) : session_(session) {}
+  std::vector<core::Index> For(core::Index preemptor,
+                               const std::function<bool(const core::Job&)>& eligible);
+  void Invalidate() { valid_ = false; }
+
+ private:
+  const framework::Session& session_;
+  std::vector<core::Index> all_;
+  bool valid_ = false;
+};
+
 // Whether the job has pods that can be evicted: Binding, Bound or Running (not pods allocated
 // earlier in this cycle).
 bool HasActiveAllocatedPods(const framework::Session& session, const core::Job& job);

@@ -49,16 +49,11 @@ Room Need(const framework::Session& session, const std::vector<Index>& pods, boo
 
 // Per-node GPU room (free + releasing + what accumulated victims hold there), and whether the
 // preemptor's GPU pods could possibly fit: a necessary condition checked before any real try.
+// Counts are kept incrementally, so adding a victim costs O(its pods).
 class NodeRoom {
  public:
   NodeRoom(const framework::Session& session, const std::vector<Index>& tasks)
       : session_(session), room_(session.state().node_count(), 0) {
-    for (size_t n = 0; n < room_.size(); ++n) {
-      if (!session.node(static_cast<Index>(n)).usable) continue;
-      for (const framework::DeviceState& d : session.state().node(static_cast<Index>(n)).devices) {
-        room_[n] += (d.free_milli() + d.releasing_milli).value();
-      }
-    }
     for (Index t : tasks) {
       const int64_t g = session.QuotaOf(t, core::kNone)[core::ShareResource::kGpu].value();
       if (g <= 0) continue;
@@ -66,28 +61,38 @@ class NodeRoom {
       smallest_ = smallest_ == 0 ? g : std::min(smallest_, g);
       largest_ = std::max(largest_, g);
     }
+    for (size_t n = 0; n < room_.size(); ++n) {
+      if (!session.node(static_cast<Index>(n)).usable) continue;
+      int64_t room = 0;
+      for (const framework::DeviceState& d : session.state().node(static_cast<Index>(n)).devices) {
+        room += (d.free_milli() + d.releasing_milli).value();
+      }
+      Set(n, room);
+    }
   }
   void Free(const VictimUnit& unit) { Add(unit, 1); }
   void Unfree(const VictimUnit& unit) { Add(unit, -1); }
   // How many of the smallest GPU pods the rooms could hold.
-  int64_t Slots() const {
-    if (gpu_tasks_ == 0) return 0;
-    int64_t slots = 0;
-    for (int64_t r : room_) slots += r / smallest_;
-    return slots;
-  }
+  int64_t Slots() const { return slots_; }
   bool CouldFit() const {
     if (gpu_tasks_ == 0) return true;
-    return Slots() >= gpu_tasks_ && *std::max_element(room_.begin(), room_.end()) >= largest_;
+    return slots_ >= gpu_tasks_ && nodes_fitting_largest_ > 0;
   }
 
  private:
+  void Set(size_t n, int64_t room) {
+    if (gpu_tasks_ > 0) {
+      slots_ += room / smallest_ - room_[n] / smallest_;
+      nodes_fitting_largest_ += (room >= largest_) - (room_[n] >= largest_);
+    }
+    room_[n] = room;
+  }
   void Add(const VictimUnit& unit, int64_t sign) {
     for (Index pod : unit.pods) {
       const Index node = session_.state().pod(pod).node;
       if (node == core::kNone) continue;
-      room_[static_cast<size_t>(node)] +=
-          sign * session_.QuotaOf(pod, node)[core::ShareResource::kGpu].value();
+      const size_t n = static_cast<size_t>(node);
+      Set(n, room_[n] + sign * session_.QuotaOf(pod, node)[core::ShareResource::kGpu].value());
     }
   }
 
@@ -96,6 +101,8 @@ class NodeRoom {
   int64_t gpu_tasks_ = 0;
   int64_t smallest_ = 0;
   int64_t largest_ = 0;
+  int64_t slots_ = 0;
+  int64_t nodes_fitting_largest_ = 0;
 };
 
 class Attempt {
@@ -168,8 +175,14 @@ class Attempt {
   bool Works(const std::vector<const VictimUnit*>& victims, Scenario& scenario) {
     if (Works(victims, scenario, spec_.all_victims_must_move)) return true;
     if (spec_.all_victims_must_move || !placed_ || !spec_.validate) return false;
+    constexpr size_t kMaxUnitsForMoves = 16;  // moves cost a placement per victim pod
+    if (victims.size() > kMaxUnitsForMoves) return false;
     return Works(victims, scenario, true);
   }
+
+  // Whether the last failed try placed the preemptor and was refused by the action's rule. The
+  // rule judges victims in order, so a longer list with the same start is refused too.
+  bool RuleRefused() const { return placed_; }
 
   // The unit that could not be moved in the last failed run (all_victims_must_move), if any.
   const VictimUnit* TakeUnmovable() { return std::exchange(unmovable_, nullptr); }
@@ -321,10 +334,15 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
         free.cpu_milli + freed.cpu_milli < need.cpu_milli || !rooms.CouldFit()) {
       continue;  // cannot be enough yet
     }
-    // After a failed try, wait until the victims open room for one more of the preemptor's pods.
-    if (rooms.Slots() <= slots_at_last_failure) continue;
+    // After a failed try, wait until the victims at least double the room for the preemptor's
+    // pods (a handful of tries per preemptor; pruning trims any excess victims afterwards).
+    if (slots_at_last_failure >= 0 &&
+        rooms.Slots() < 2 * std::max<int64_t>(1, slots_at_last_failure)) {
+      continue;
+    }
     Scenario scenario;
     if (!attempt.Works(victims, scenario)) {
+      if (attempt.RuleRefused() && !spec.all_victims_must_move) return false;
       slots_at_last_failure = rooms.Slots();
       // A unit that cannot be moved anywhere can be no part of a pure defragmentation.
       if (const VictimUnit* stuck = attempt.TakeUnmovable()) {

@@ -34,7 +34,8 @@ int64_t FreeGpuMilli(const framework::Session& session) {
   return free;
 }
 
-void ConsolidateFor(framework::Session& session, Placer& placer, Index job_index) {
+void ConsolidateFor(framework::Session& session, Placer& placer, VictimPool& pool,
+                    Index job_index) {
   const core::Job& job = session.job(job_index);
   if (!job.preemptible || IsGangSatisfied(session, job)) return;
   const TasksToAllocate tasks = SelectTasks(session, job);
@@ -47,7 +48,7 @@ void ConsolidateFor(framework::Session& session, Placer& placer, Index job_index
   spec.tasks = tasks.pods;
   spec.all_victims_must_move = true;
   std::set<Index> victim_jobs;
-  for (Index victim : VictimJobs(session, job_index, [](const core::Job&) { return true; })) {
+  for (Index victim : pool.For(job_index, [](const core::Job&) { return true; })) {
     if (static_cast<int>(victim_jobs.size()) >= session.config().max_consolidation_preemptees) {
       break;
     }
@@ -63,7 +64,7 @@ void ConsolidateFor(framework::Session& session, Placer& placer, Index job_index
   };
   spec.eviction_reason = message;
   spec.move_reason = message;
-  SolveAndCommit(session, placer, spec);
+  if (SolveAndCommit(session, placer, spec)) pool.Invalidate();
 }
 
 }  // namespace
@@ -72,7 +73,8 @@ void ConsolidationAction::Execute(framework::Session& session) {
   if (session.config().max_consolidation_preemptees <= 0 || AnySpread(session.config())) return;
   JobQueue queue(session, 0);
   Placer placer(session);
-  while (std::optional<Index> job = queue.Pop(session)) ConsolidateFor(session, placer, *job);
+  VictimPool pool(session);
+  while (std::optional<Index> job = queue.Pop(session)) ConsolidateFor(session, placer, pool, *job);
 }
 
 }  // namespace quotient::actions

@@ -12,7 +12,7 @@ namespace {
 
 using core::Index;
 
-void PreemptFor(framework::Session& session, Placer& placer, Index job_index) {
+void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool, Index job_index) {
   const core::Job& job = session.job(job_index);
   if (IsGangSatisfied(session, job)) return;
   const TasksToAllocate tasks = SelectTasks(session, job);
@@ -26,7 +26,7 @@ void PreemptFor(framework::Session& session, Placer& placer, Index job_index) {
   spec.action = "preempt";
   spec.preemptor = job_index;
   spec.tasks = tasks.pods;
-  for (Index victim : VictimJobs(session, job_index, [&](const core::Job& v) {
+  for (Index victim : pool.For(job_index, [&](const core::Job& v) {
          return v.queue == job.queue && v.priority < job.priority;
        })) {
     const bool protected_now =
@@ -42,7 +42,7 @@ void PreemptFor(framework::Session& session, Placer& placer, Index job_index) {
     return "Pod " + session.pod(pod).key + " was preempted by higher priority workload " + job.key +
            " and rescheduled on another node";
   };
-  SolveAndCommit(session, placer, spec);
+  if (SolveAndCommit(session, placer, spec)) pool.Invalidate();
 }
 
 }  // namespace
@@ -50,7 +50,8 @@ void PreemptFor(framework::Session& session, Placer& placer, Index job_index) {
 void PreemptAction::Execute(framework::Session& session) {
   JobQueue queue(session, 0);
   Placer placer(session);
-  while (std::optional<Index> job = queue.Pop(session)) PreemptFor(session, placer, *job);
+  VictimPool pool(session);
+  while (std::optional<Index> job = queue.Pop(session)) PreemptFor(session, placer, pool, *job);
 }
 
 }  // namespace quotient::actions

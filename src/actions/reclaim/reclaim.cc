@@ -37,7 +37,8 @@ std::string QueueLine(const fairshare::QueueShare& q, ShareResource r) {
          std::to_string(q.priority) + ".";
 }
 
-void ReclaimFor(framework::Session& session, Placer& placer, Index job_index, int64_t multiplier) {
+void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool, Index job_index,
+                int64_t multiplier) {
   const core::Job& job = session.job(job_index);
   // An elastic reclaimer asks only for its gang minimum: growth never reclaims.
   if (IsGangSatisfied(session, job)) return;
@@ -52,7 +53,7 @@ void ReclaimFor(framework::Session& session, Placer& placer, Index job_index, in
   spec.preemptor = job_index;
   spec.tasks = tasks.pods;
   for (Index victim :
-       VictimJobs(session, job_index, [&](const core::Job& v) { return v.queue != job.queue; })) {
+       pool.For(job_index, [&](const core::Job& v) { return v.queue != job.queue; })) {
     const bool protected_now =
         IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kReclaim);
     for (VictimUnit& unit : VictimUnitsOf(session, victim, !protected_now)) {
@@ -87,7 +88,7 @@ void ReclaimFor(framework::Session& session, Placer& placer, Index job_index, in
     return "Pod " + session.pod(pod).key + " was preempted by workload " + job.key +
            " and rescheduled on another node";
   };
-  SolveAndCommit(session, placer, spec);
+  if (SolveAndCommit(session, placer, spec)) pool.Invalidate();
 }
 
 }  // namespace
@@ -95,9 +96,10 @@ void ReclaimFor(framework::Session& session, Placer& placer, Index job_index, in
 void ReclaimAction::Execute(framework::Session& session) {
   JobQueue queue(session, 0);
   Placer placer(session);
+  VictimPool pool(session);
   const int64_t multiplier = Multiplier(session.config());
   while (std::optional<Index> job = queue.Pop(session)) {
-    ReclaimFor(session, placer, *job, multiplier);
+    ReclaimFor(session, placer, pool, *job, multiplier);
   }
 }
 
