@@ -1,6 +1,7 @@
 #include "actions/victim_solver.h"
 
 #include <algorithm>
+#include <deque>
 #include <utility>
 
 #include "actions/job_tasks.h"
@@ -267,18 +268,18 @@ std::vector<const VictimUnit*> Prune(framework::Session& session, Placer& placer
 
 // A job whose core unit is evicted loses all of it: pruning must not leave one of its surplus pods
 // running below the gang minimum, so surplus units of such jobs come back, in candidate order.
-std::vector<const VictimUnit*> KeepJobsWhole(const SolverSpec& spec,
+std::vector<const VictimUnit*> KeepJobsWhole(const std::deque<VictimUnit>& candidates,
                                              std::vector<const VictimUnit*> victims) {
   std::set<Index> whole_jobs;
   for (const VictimUnit* unit : victims) {
     const VictimUnit* last = nullptr;
-    for (const VictimUnit& c : spec.candidates) {
+    for (const VictimUnit& c : candidates) {
       if (c.job == unit->job) last = &c;
     }
     if (last == unit && unit->pods.size() > 1) whole_jobs.insert(unit->job);
   }
   std::vector<const VictimUnit*> out;
-  for (const VictimUnit& c : spec.candidates) {
+  for (const VictimUnit& c : candidates) {
     const bool chosen = std::find(victims.begin(), victims.end(), &c) != victims.end();
     if (chosen || whole_jobs.count(c.job)) out.push_back(&c);
   }
@@ -316,7 +317,19 @@ std::vector<VictimUnit> VictimUnitsOf(const framework::Session& session, Index j
 }
 
 bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpec& spec) {
-  if (spec.tasks.empty() || spec.candidates.empty()) return false;
+  if (spec.tasks.empty() || spec.victim_jobs.empty()) return false;
+  std::deque<VictimUnit> candidates;  // stable addresses: victims point into it
+  size_t next_job = 0;
+  size_t next_unit = 0;
+  const auto next = [&]() -> const VictimUnit* {
+    while (next_unit == candidates.size()) {
+      if (next_job == spec.victim_jobs.size()) return nullptr;
+      for (VictimUnit& u : spec.units_of(spec.victim_jobs[next_job++])) {
+        candidates.push_back(std::move(u));
+      }
+    }
+    return &candidates[next_unit++];
+  };
   const Room free = FreeRoom(session);
   const Room need = Need(session, spec.tasks, false);
   NodeRoom rooms(session, spec.tasks);
@@ -324,7 +337,8 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
   Attempt attempt(session, placer, spec);
   std::vector<const VictimUnit*> victims;
   int64_t slots_at_last_failure = -1;
-  for (const VictimUnit& unit : spec.candidates) {
+  while (const VictimUnit* candidate = next()) {
+    const VictimUnit& unit = *candidate;
     victims.push_back(&unit);
     const Room more = Need(session, unit.pods, true);
     freed.gpu_milli += more.gpu_milli;
@@ -355,7 +369,7 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
       }
       continue;
     }
-    victims = KeepJobsWhole(spec, Prune(session, placer, spec, victims));
+    victims = KeepJobsWhole(candidates, Prune(session, placer, spec, victims));
     Scenario final_scenario;
     {
       Scenario probe;

@@ -37,8 +37,11 @@ struct SolverSpec {
   std::string action;
   core::Index preemptor = core::kNone;  // job
   std::vector<core::Index> tasks;       // its pods to place
-  std::vector<VictimUnit> candidates;   // in the order to try
-  bool all_victims_must_move = false;   // consolidation: pure defragmentation
+  // Victim jobs in the order to try, expanded into units only as the search reaches them (most
+  // searches stop long before the end of a 10,000-job list).
+  std::vector<core::Index> victim_jobs;
+  std::function<std::vector<VictimUnit>(core::Index job)> units_of;
+  bool all_victims_must_move = false;  // consolidation: pure defragmentation
   // The action's rule for a scenario (reclaim's fairness, ...); empty = always valid.
   std::function<bool(const Scenario&)> validate;
   // The eviction message for a victim pod that is not moved.

@@ -1,7 +1,5 @@
 #include "actions/consolidation/consolidation.h"
 
-#include <set>
-
 #include "actions/job_queue.h"
 #include "actions/job_tasks.h"
 #include "actions/victim_order.h"
@@ -47,16 +45,10 @@ void ConsolidateFor(framework::Session& session, Placer& placer, VictimPool& poo
   spec.preemptor = job_index;
   spec.tasks = tasks.pods;
   spec.all_victims_must_move = true;
-  std::set<Index> victim_jobs;
-  for (Index victim : pool.For(job_index, [](const core::Job&) { return true; })) {
-    if (static_cast<int>(victim_jobs.size()) >= session.config().max_consolidation_preemptees) {
-      break;
-    }
-    victim_jobs.insert(victim);
-    for (VictimUnit& unit : VictimUnitsOf(session, victim, true)) {
-      spec.candidates.push_back(std::move(unit));
-    }
-  }
+  spec.victim_jobs = pool.For(job_index, [](const core::Job&) { return true; });
+  const size_t cap = static_cast<size_t>(session.config().max_consolidation_preemptees);
+  if (spec.victim_jobs.size() > cap) spec.victim_jobs.resize(cap);
+  spec.units_of = [&](Index victim) { return VictimUnitsOf(session, victim, true); };
   const auto message = [&](Index pod) {
     return "Pod " + session.pod(pod).key +
            " was preempted and rescheduled due to bin packing (resource consolidation) "

@@ -26,15 +26,14 @@ void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool, I
   spec.action = "preempt";
   spec.preemptor = job_index;
   spec.tasks = tasks.pods;
-  for (Index victim : pool.For(job_index, [&](const core::Job& v) {
-         return v.queue == job.queue && v.priority < job.priority;
-       })) {
+  spec.victim_jobs = pool.For(job_index, [&](const core::Job& v) {
+    return v.queue == job.queue && v.priority < job.priority;
+  });
+  spec.units_of = [&](Index victim) {
     const bool protected_now =
         IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kPreempt);
-    for (VictimUnit& unit : VictimUnitsOf(session, victim, !protected_now)) {
-      spec.candidates.push_back(std::move(unit));
-    }
-  }
+    return VictimUnitsOf(session, victim, !protected_now);
+  };
   spec.eviction_reason = [&](Index pod) {
     return "Pod " + session.pod(pod).key + " was preempted by higher priority workload " + job.key;
   };

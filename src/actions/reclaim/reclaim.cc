@@ -52,14 +52,12 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool, I
   spec.action = "reclaim";
   spec.preemptor = job_index;
   spec.tasks = tasks.pods;
-  for (Index victim :
-       pool.For(job_index, [&](const core::Job& v) { return v.queue != job.queue; })) {
+  spec.victim_jobs = pool.For(job_index, [&](const core::Job& v) { return v.queue != job.queue; });
+  spec.units_of = [&](Index victim) {
     const bool protected_now =
         IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kReclaim);
-    for (VictimUnit& unit : VictimUnitsOf(session, victim, !protected_now)) {
-      spec.candidates.push_back(std::move(unit));
-    }
-  }
+    return VictimUnitsOf(session, victim, !protected_now);
+  };
   const fairshare::QueueShares before = session.shares();
   spec.validate = [&](const Scenario& scenario) {
     std::vector<fairshare::VictimBundle> bundles;
