@@ -53,11 +53,12 @@ bool Placer::Place(framework::Statement& statement, Index pod, FitErrors& errors
                    const Options& options) {
   std::optional<NodeFit> best;
   NodeScore best_score;
-  const size_t nodes = session_.state().node_count();
+  const size_t nodes =
+      options.only_nodes ? options.only_nodes->size() : session_.state().node_count();
   errors.set_nodes(nodes);
   const core::Job& job = session_.job(session_.pod(pod).job);
   for (size_t n = 0; n < nodes; ++n) {
-    const Index node = static_cast<Index>(n);
+    const Index node = options.only_nodes ? (*options.only_nodes)[n] : static_cast<Index>(n);
     if (node == options.exclude_node) {
       errors.Add("node(s) are the node the pod is moving from");
       continue;

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "actions/fit_errors.h"
 #include "actions/node_fit.h"
@@ -18,6 +19,9 @@ class Placer {
   struct Options {
     bool pipeline_only = false;              // record a Pipeline even where idle resources suffice
     core::Index exclude_node = core::kNone;  // a victim being moved must leave its node
+    // When set, only these nodes (in name order) are considered: a caller that knows the others
+    // cannot fit (the victim solver) saves scanning them. Fit errors then cover only these.
+    const std::vector<core::Index>* only_nodes = nullptr;
   };
 
   // Places `pod` on the best node that passes the predicates, the per-node queue check and the

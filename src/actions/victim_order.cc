@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "fairshare/queue_order.h"
 
@@ -57,14 +58,28 @@ std::vector<Index> VictimJobs(const framework::Session& session, Index preemptor
     }
   }
   const std::map<Index, size_t> rank = VictimQueueRank(session, queues);
-  std::sort(jobs.begin(), jobs.end(), [&](Index a, Index b) {
-    const core::Job& x = session.job(a);
-    const core::Job& y = session.job(b);
-    if (rank.at(x.queue) != rank.at(y.queue)) return rank.at(x.queue) < rank.at(y.queue);
-    if (x.priority != y.priority) return x.priority < y.priority;
-    if (x.creation_time != y.creation_time) return x.creation_time > y.creation_time;
-    return x.key > y.key;
-  });
+  // Sort keys computed once: (queue rank, priority, -creation, job index by key) — jobs are
+  // stored sorted by key, so a larger index is a larger key.
+  struct Key {
+    size_t queue_rank;
+    int32_t priority;
+    int64_t minus_creation;
+    Index minus_index;
+    bool operator<(const Key& o) const {
+      return std::tie(queue_rank, priority, minus_creation, minus_index) <
+             std::tie(o.queue_rank, o.priority, o.minus_creation, o.minus_index);
+    }
+  };
+  std::vector<std::pair<Key, Index>> keyed;
+  keyed.reserve(jobs.size());
+  for (Index j : jobs) {
+    const core::Job& job = session.job(j);
+    keyed.push_back(
+        {{rank.at(job.queue), job.priority, -job.creation_time.time_since_epoch().count(), -j}, j});
+  }
+  std::sort(keyed.begin(), keyed.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t k = 0; k < keyed.size(); ++k) jobs[k] = keyed[k].second;
   return jobs;
 }
 

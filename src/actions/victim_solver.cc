@@ -128,9 +128,15 @@ class Attempt {
       }
     }
     const size_t preemptor_start = statement.Checkpoint();
+    // Only nodes with GPU room for the smallest GPU pod can take any of the preemptor's GPU pods.
+    const std::vector<Index> roomy = NodesWithGpuRoom();
     for (Index task : spec_.tasks) {
       FitErrors errors;
-      if (!placer_.Place(statement, task, errors)) return false;
+      Placer::Options options;
+      const bool gpu_task =
+          session_.QuotaOf(task, core::kNone)[core::ShareResource::kGpu] > core::Quantity::Zero();
+      if (gpu_task) options.only_nodes = &roomy;
+      if (!placer_.Place(statement, task, errors, options)) return false;
     }
     // A preemptor that needed victims waits for them: pipelined, never bound this cycle.
     statement.ConvertAllocatedToPipelined(preemptor_start);
@@ -189,6 +195,23 @@ class Attempt {
   const VictimUnit* TakeUnmovable() { return std::exchange(unmovable_, nullptr); }
 
  private:
+  std::vector<Index> NodesWithGpuRoom() const {
+    int64_t smallest = 0;
+    for (Index t : spec_.tasks) {
+      const int64_t g = session_.QuotaOf(t, core::kNone)[core::ShareResource::kGpu].value();
+      if (g > 0) smallest = smallest == 0 ? g : std::min(smallest, g);
+    }
+    std::vector<Index> out;
+    for (size_t n = 0; n < session_.state().node_count(); ++n) {
+      int64_t room = 0;
+      for (const framework::DeviceState& d : session_.state().node(static_cast<Index>(n)).devices) {
+        room += (d.free_milli() + d.releasing_milli).value();
+      }
+      if (room >= smallest) out.push_back(static_cast<Index>(n));
+    }
+    return out;
+  }
+
   const VictimUnit* unmovable_ = nullptr;
   bool placed_ = false;  // the last run placed the preemptor (a failure was the rule's)
   framework::Session& session_;
