@@ -18,6 +18,12 @@ bool IsActiveAllocatedStatus(core::PodStatus s) {
          s == core::PodStatus::kRunning;
 }
 
+// Whether the pod needs GPU devices (whole, fraction or gpu-memory; MIG instances are plain
+// resources on their node).
+bool NeedsGpuDevices(const core::Pod& pod) {
+  return pod.gpu.kind == core::GpuSharing::Kind::kWhole || pod.gpu.is_shared();
+}
+
 // Cluster-wide room: what is free or releasing now, per resource the solver checks.
 struct Room {
   int64_t gpu_milli = 0;
@@ -57,7 +63,7 @@ class NodeRoom {
       : session_(session), room_(session.state().node_count(), 0) {
     for (Index t : tasks) {
       const int64_t g = session.QuotaOf(t, core::kNone)[core::ShareResource::kGpu].value();
-      if (g <= 0) continue;
+      if (g <= 0 || !NeedsGpuDevices(session.pod(t))) continue;
       ++gpu_tasks_;
       smallest_ = smallest_ == 0 ? g : std::min(smallest_, g);
       largest_ = std::max(largest_, g);
@@ -91,7 +97,7 @@ class NodeRoom {
   void Add(const VictimUnit& unit, int64_t sign) {
     for (Index pod : unit.pods) {
       const Index node = session_.state().pod(pod).node;
-      if (node == core::kNone) continue;
+      if (node == core::kNone || !NeedsGpuDevices(session_.pod(pod))) continue;
       const size_t n = static_cast<size_t>(node);
       Set(n, room_[n] + sign * session_.QuotaOf(pod, node)[core::ShareResource::kGpu].value());
     }
@@ -133,9 +139,7 @@ class Attempt {
     for (Index task : spec_.tasks) {
       FitErrors errors;
       Placer::Options options;
-      const bool gpu_task =
-          session_.QuotaOf(task, core::kNone)[core::ShareResource::kGpu] > core::Quantity::Zero();
-      if (gpu_task) options.only_nodes = &roomy;
+      if (NeedsGpuDevices(session_.pod(task))) options.only_nodes = &roomy;
       if (!placer_.Place(statement, task, errors, options)) return false;
     }
     // A preemptor that needed victims waits for them: pipelined, never bound this cycle.
@@ -199,7 +203,9 @@ class Attempt {
     int64_t smallest = 0;
     for (Index t : spec_.tasks) {
       const int64_t g = session_.QuotaOf(t, core::kNone)[core::ShareResource::kGpu].value();
-      if (g > 0) smallest = smallest == 0 ? g : std::min(smallest, g);
+      if (g > 0 && NeedsGpuDevices(session_.pod(t))) {
+        smallest = smallest == 0 ? g : std::min(smallest, g);
+      }
     }
     std::vector<Index> out;
     for (size_t n = 0; n < session_.state().node_count(); ++n) {
