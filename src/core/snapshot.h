@@ -157,7 +157,7 @@ struct Queue {
   bool is_leaf() const { return children.empty(); }
 };
 
-// KAI's own utility pods (GPU reservation, scale-up placeholders, ours included): they hold
+// KAI's own utility pods (GPU reservation, scale-up pods, ours included): they hold
 // resources on nodes but are not "foreign" usage for fair share.
 bool IsUtilityPod(const Pod& pod);
 
