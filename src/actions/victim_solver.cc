@@ -5,11 +5,17 @@
 #include <utility>
 
 #include "actions/job_tasks.h"
+#include "actions/victim_room.h"
 
 namespace quotient::actions {
 namespace {
 
 using core::Index;
+using solver::FreeRoom;
+using solver::Need;
+using solver::NeedsGpuDevices;
+using solver::NodeRoom;
+using solver::Room;
 
 // Pods a victim can lose: running or bound ones. Pods allocated earlier in this same cycle are
 // not victims (their bind is already decided; evicting them would only undo it).
@@ -17,100 +23,6 @@ bool IsActiveAllocatedStatus(core::PodStatus s) {
   return s == core::PodStatus::kBinding || s == core::PodStatus::kBound ||
          s == core::PodStatus::kRunning;
 }
-
-// Whether the pod needs GPU devices (whole, fraction or gpu-memory; MIG instances are plain
-// resources on their node).
-bool NeedsGpuDevices(const core::Pod& pod) {
-  return pod.gpu.kind == core::GpuSharing::Kind::kWhole || pod.gpu.is_shared();
-}
-
-// Cluster-wide room: what is free or releasing now, per resource the solver checks.
-struct Room {
-  int64_t gpu_milli = 0;
-  int64_t cpu_milli = 0;
-};
-
-Room FreeRoom(const framework::Session& session) {
-  Room r;
-  for (size_t n = 0; n < session.state().node_count(); ++n) {
-    const framework::NodeState& node = session.state().node(static_cast<Index>(n));
-    if (!session.node(static_cast<Index>(n)).usable) continue;
-    for (const framework::DeviceState& d : node.devices) {
-      r.gpu_milli += (d.free_milli() + d.releasing_milli).value();
-    }
-    r.cpu_milli += (node.idle.cpu_milli + node.releasing.cpu_milli).value();
-  }
-  return r;
-}
-
-Room Need(const framework::Session& session, const std::vector<Index>& pods, bool on_node) {
-  Room r;
-  for (Index p : pods) {
-    const core::ShareVector q =
-        session.QuotaOf(p, on_node ? session.state().pod(p).node : core::kNone);
-    r.gpu_milli += q[core::ShareResource::kGpu].value();
-    r.cpu_milli += q[core::ShareResource::kCpu].value();
-  }
-  return r;
-}
-
-// Per-node GPU room (free + releasing + what accumulated victims hold there), and whether the
-// preemptor's GPU pods could possibly fit: a necessary condition checked before any real try.
-// Counts are kept incrementally, so adding a victim costs O(its pods).
-class NodeRoom {
- public:
-  NodeRoom(const framework::Session& session, const std::vector<Index>& tasks)
-      : session_(session), room_(session.state().node_count(), 0) {
-    for (Index t : tasks) {
-      const int64_t g = session.QuotaOf(t, core::kNone)[core::ShareResource::kGpu].value();
-      if (g <= 0 || !NeedsGpuDevices(session.pod(t))) continue;
-      ++gpu_tasks_;
-      smallest_ = smallest_ == 0 ? g : std::min(smallest_, g);
-      largest_ = std::max(largest_, g);
-    }
-    for (size_t n = 0; n < room_.size(); ++n) {
-      if (!session.node(static_cast<Index>(n)).usable) continue;
-      int64_t room = 0;
-      for (const framework::DeviceState& d : session.state().node(static_cast<Index>(n)).devices) {
-        room += (d.free_milli() + d.releasing_milli).value();
-      }
-      Set(n, room);
-    }
-  }
-  void Free(const VictimUnit& unit) { Add(unit, 1); }
-  void Unfree(const VictimUnit& unit) { Add(unit, -1); }
-  // How many of the smallest GPU pods the rooms could hold.
-  int64_t Slots() const { return slots_; }
-  bool CouldFit() const {
-    if (gpu_tasks_ == 0) return true;
-    return slots_ >= gpu_tasks_ && nodes_fitting_largest_ > 0;
-  }
-
- private:
-  void Set(size_t n, int64_t room) {
-    if (gpu_tasks_ > 0) {
-      slots_ += room / smallest_ - room_[n] / smallest_;
-      nodes_fitting_largest_ += (room >= largest_) - (room_[n] >= largest_);
-    }
-    room_[n] = room;
-  }
-  void Add(const VictimUnit& unit, int64_t sign) {
-    for (Index pod : unit.pods) {
-      const Index node = session_.state().pod(pod).node;
-      if (node == core::kNone || !NeedsGpuDevices(session_.pod(pod))) continue;
-      const size_t n = static_cast<size_t>(node);
-      Set(n, room_[n] + sign * session_.QuotaOf(pod, node)[core::ShareResource::kGpu].value());
-    }
-  }
-
-  const framework::Session& session_;
-  std::vector<int64_t> room_;
-  int64_t gpu_tasks_ = 0;
-  int64_t smallest_ = 0;
-  int64_t largest_ = 0;
-  int64_t slots_ = 0;
-  int64_t nodes_fitting_largest_ = 0;
-};
 
 class Attempt {
  public:
