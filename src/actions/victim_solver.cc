@@ -238,7 +238,8 @@ std::vector<VictimUnit> VictimUnitsOf(const framework::Session& session, Index j
     if (!sg.leaf) continue;
     std::vector<Index> active;
     for (Index p : sg.pods) {
-      if (IsActiveAllocatedStatus(session.state().pod(p).status)) active.push_back(p);
+      const framework::PodState& state = session.state().pod(p);
+      if (IsActiveAllocatedStatus(state.status) && state.node != core::kNone) active.push_back(p);
     }
     // Placement order within the subgroup; the surplus beyond the minimum goes first, last
     // placed first.

@@ -92,5 +92,17 @@ TEST_F(VictimSolver, AnElasticVictimIsNeverLeftBelowItsMinimum) {
                                          "pipeline ns/urgent-0 n1"}));
 }
 
+TEST_F(VictimSolver, PodsOnNodesMissingFromTheInputAreNeverVictims) {
+  // b's newest pod runs on a node that is not in the input: it holds nothing here, so reclaim
+  // skips it and takes the pod on n1 (regression: evicting it must not touch a node).
+  objects_.nodes = {MakeNode("n1").Gpus(1)};
+  objects_.queues = {MakeQueue("a").Gpu(1, -1, 1), MakeQueue("b").Gpu(0, -1, 1)};
+  objects_.pods.push_back(MakePod("ns", "b-old").Queue("b").Gpus(1).RunningOn("n1").Created(1));
+  objects_.pods.push_back(MakePod("ns", "b-ghost").Queue("b").Gpus(1).RunningOn("gone").Created(2));
+  objects_.pods.push_back(MakePod("ns", "a-0").Queue("a").Gpus(1).Created(3));
+  const std::vector<std::string> d = Run(ReclaimAction());
+  EXPECT_EQ(d, (std::vector<std::string>{"evict ns/b-old n1", "pipeline ns/a-0 n1"}));
+}
+
 }  // namespace
 }  // namespace quotient::actions

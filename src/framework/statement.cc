@@ -59,6 +59,9 @@ void Statement::Pipeline(Index pod, const Placement& placement) {
 
 void Statement::Evict(Index pod, std::string reason) {
   const PodState& s = session_.state().pod(pod);
+  // A pod whose node is not in the snapshot holds nothing the session tracks: there is nothing
+  // to give back, and callers only evict pods that hold resources.
+  if (s.node == kNone) return;
   Placement where;
   where.node = s.node;
   where.devices = s.devices;
