@@ -42,6 +42,12 @@ bool IsGangSatisfied(const framework::Session& session, const core::Job& job) {
   return true;
 }
 
+int32_t GangMinimum(const core::Job& job) {
+  int32_t m = 0;
+  for (const core::SubGroup& sg : job.sub_groups) m += sg.leaf ? sg.min_member : 0;
+  return m;
+}
+
 bool HasPendingTask(const framework::Session& session, const core::Job& job) {
   for (Index i : job.pods) {
     if (session.state().pod(i).status == core::PodStatus::kPending &&

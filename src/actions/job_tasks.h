@@ -22,6 +22,9 @@ int32_t ActiveAllocated(const framework::Session& session, const core::SubGroup&
 // Whether every leaf subgroup has at least its minimum of active allocated pods.
 bool IsGangSatisfied(const framework::Session& session, const core::Job& job);
 
+// The pods the gang needs: the sum of its leaf subgroups' minimums.
+int32_t GangMinimum(const core::Job& job);
+
 // Whether the job has a valid pod that is still Pending in the session.
 bool HasPendingTask(const framework::Session& session, const core::Job& job);
 

@@ -31,13 +31,14 @@ std::map<Index, size_t> VictimQueueRank(const framework::Session& session,
 
 }  // namespace
 
+bool IsEvictableStatus(core::PodStatus s) {
+  return s == core::PodStatus::kBinding || s == core::PodStatus::kBound ||
+         s == core::PodStatus::kRunning;
+}
+
 bool HasActiveAllocatedPods(const framework::Session& session, const core::Job& job) {
   for (Index i : job.pods) {
-    const core::PodStatus s = session.state().pod(i).status;
-    if (s == core::PodStatus::kBinding || s == core::PodStatus::kBound ||
-        s == core::PodStatus::kRunning) {
-      return true;
-    }
+    if (IsEvictableStatus(session.state().pod(i).status)) return true;
   }
   return false;
 }

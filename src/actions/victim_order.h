@@ -30,6 +30,10 @@ class VictimPool {
   bool valid_ = false;
 };
 
+// Pods a victim can lose: Running, Bound or Binding. Pods allocated earlier in the same cycle
+// are not victims (their bind is already decided; evicting them would only undo it).
+bool IsEvictableStatus(core::PodStatus s);
+
 // Whether the job has pods that can be evicted: Binding, Bound or Running (not pods allocated
 // earlier in this cycle).
 bool HasActiveAllocatedPods(const framework::Session& session, const core::Job& job);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "actions/job_tasks.h"
+#include "actions/victim_order.h"
 #include "actions/victim_room.h"
 
 namespace quotient::actions {
@@ -16,13 +17,6 @@ using solver::Need;
 using solver::NeedsGpuDevices;
 using solver::NodeRoom;
 using solver::Room;
-
-// Pods a victim can lose: running or bound ones. Pods allocated earlier in this same cycle are
-// not victims (their bind is already decided; evicting them would only undo it).
-bool IsActiveAllocatedStatus(core::PodStatus s) {
-  return s == core::PodStatus::kBinding || s == core::PodStatus::kBound ||
-         s == core::PodStatus::kRunning;
-}
 
 class Attempt {
  public:
@@ -239,7 +233,7 @@ std::vector<VictimUnit> VictimUnitsOf(const framework::Session& session, Index j
     std::vector<Index> active;
     for (Index p : sg.pods) {
       const framework::PodState& state = session.state().pod(p);
-      if (IsActiveAllocatedStatus(state.status) && state.node != core::kNone) active.push_back(p);
+      if (IsEvictableStatus(state.status) && state.node != core::kNone) active.push_back(p);
     }
     // Placement order within the subgroup; the surplus beyond the minimum goes first, last
     // placed first.

@@ -17,12 +17,6 @@ namespace {
 
 using core::Index;
 
-int32_t GangMinimum(const core::Job& job) {
-  int32_t m = 0;
-  for (const core::SubGroup& sg : job.sub_groups) m += sg.leaf ? sg.min_member : 0;
-  return m;
-}
-
 int32_t AllocatedPods(const framework::Session& session, const core::Job& job) {
   int32_t n = 0;
   for (const core::SubGroup& sg : job.sub_groups) n += sg.leaf ? ActiveAllocated(session, sg) : 0;

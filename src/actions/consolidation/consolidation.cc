@@ -3,6 +3,7 @@
 #include "actions/job_queue.h"
 #include "actions/job_tasks.h"
 #include "actions/victim_order.h"
+#include "actions/victim_room.h"
 #include "actions/victim_solver.h"
 
 namespace quotient::actions {
@@ -21,17 +22,6 @@ bool AnySpread(const framework::SchedulerConfig& config) {
   return false;
 }
 
-int64_t FreeGpuMilli(const framework::Session& session) {
-  int64_t free = 0;
-  for (size_t n = 0; n < session.state().node_count(); ++n) {
-    if (!session.node(static_cast<Index>(n)).usable) continue;
-    for (const framework::DeviceState& d : session.state().node(static_cast<Index>(n)).devices) {
-      free += (d.free_milli() + d.releasing_milli).value();
-    }
-  }
-  return free;
-}
-
 void ConsolidateFor(framework::Session& session, Placer& placer, VictimPool& pool,
                     Index job_index) {
   const core::Job& job = session.job(job_index);
@@ -39,7 +29,8 @@ void ConsolidateFor(framework::Session& session, Placer& placer, VictimPool& poo
   const TasksToAllocate tasks = SelectTasks(session, job);
   if (tasks.pods.empty()) return;
   const int64_t need = RequestOf(session, tasks.pods)[core::ShareResource::kGpu].value();
-  if (need <= 0 || FreeGpuMilli(session) < need) return;  // moving pods cannot make room
+  if (need <= 0 || solver::FreeRoom(session).gpu_milli < need)
+    return;  // moving pods cannot make room
   SolverSpec spec;
   spec.action = "consolidation";
   spec.preemptor = job_index;

@@ -1,5 +1,7 @@
 #include "actions/stale_gang/stale_gang.h"
 
+#include "actions/job_tasks.h"
+
 #include "core/snapshot_builder.h"
 #include "core/time_text.h"
 #include "framework/statement.h"
@@ -31,12 +33,6 @@ bool IsStale(const framework::Session& session, const core::Job& job) {
     below = below || active < sg.min_member;
   }
   return any_active && below;
-}
-
-int32_t GangMinimum(const core::Job& job) {
-  int32_t m = 0;
-  for (const core::SubGroup& sg : job.sub_groups) m += sg.leaf ? sg.min_member : 0;
-  return m;
 }
 
 }  // namespace
