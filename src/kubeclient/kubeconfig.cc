@@ -138,6 +138,9 @@ Result<Credentials> ReadUser(const Entry& user, const std::string& name, const F
       *out = *v;
     }
     if (p.command.empty()) return R::Error(eat + ": command: required");
+    // As client-go: a command with a path separator is relative to the kubeconfig's folder; a
+    // bare name is looked up on PATH.
+    if (p.command.find('/') != std::string::npos) p.command = Resolve(p.command, user.file);
     Result<bool> info = BoolField(*exec, "provideClusterInfo", eat);
     if (!info.ok()) return info.status();
     p.provide_cluster_info = *info;

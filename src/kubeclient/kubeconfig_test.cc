@@ -113,6 +113,15 @@ TEST(Kubeconfig, TokenFileBasicAuthAndExecPlugin) {
   EXPECT_EQ(exec->credentials.exec->env.front().first, "A");
   EXPECT_TRUE(exec->credentials.exec->provide_cluster_info);
   EXPECT_EQ(exec->credentials.exec->interactive_mode, "Never");
+
+  // A command with a path separator is relative to the kubeconfig's folder; a bare name is not.
+  Result<ConnectionConfig> relative = LoadKubeconfig(
+      {"/k/config"}, "",
+      Files({{"/k/config", Config("    exec:\n"
+                                  "      apiVersion: client.authentication.k8s.io/v1\n"
+                                  "      command: ./bin/get-token\n")}}));
+  ASSERT_TRUE(relative.ok()) << relative.message();
+  EXPECT_EQ(relative->credentials.exec->command, "/k/./bin/get-token");
 }
 
 TEST(Kubeconfig, SeveralFilesMergeFirstWins) {

@@ -1,0 +1,184 @@
+// A shared informer for one kind of object: a Reflector keeping an Indexer of decoded objects in
+// step with the API server, and handlers told about each change after the cache has it (so a
+// handler that looks the object up finds the new state).
+//
+// Objects are decoded once, on arrival, into the caller's own compact type T ("transform on
+// ingest": no raw JSON kept unless T keeps it). An object that cannot be decoded is left out
+// of the cache and counted, with the error naming it, in DecodeErrors(); it never stops the
+// stream.
+//
+// A relist (after 410) replaces the content: objects that vanished are reported deleted, objects
+// whose resourceVersion changed are reported updated, unchanged ones are not reported again —
+// so a handler sees each change once even across API server restarts and relists.
+//
+// Handlers run on the informer's thread, one at a time, in the server's order; they must be
+// quick (enqueue a key into a WorkQueue and return).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kubeclient/indexer.h"
+#include "kubeclient/reflector.h"
+
+namespace quotient::kubeclient {
+
+// What the cache holds per object: the decoded value plus the identity every consumer needs.
+template <typename T>
+struct Cached {
+  std::string key;  // namespace/name
+  std::string namespace_name;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  T value;
+};
+
+template <typename T>
+class Informer : public DeltaSink {
+ public:
+  using Object = Cached<T>;
+  using ObjectPtr = std::shared_ptr<const Object>;
+  using Decoder = std::function<Result<T>(const RawObject&)>;
+  struct Handlers {
+    std::function<void(const ObjectPtr&)> on_add;
+    std::function<void(const ObjectPtr& old_object, const ObjectPtr& new_object)> on_update;
+    std::function<void(const ObjectPtr&)> on_delete;
+  };
+
+  Informer(Client& client, ReflectorOptions options, Decoder decode)
+      : decode_(std::move(decode)), reflector_(client, std::move(options), *this) {}
+  ~Informer() override { Stop(); }
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  Indexer<Object>& indexer() { return indexer_; }
+  const Indexer<Object>& indexer() const { return indexer_; }
+  const Reflector& reflector() const { return reflector_; }
+
+  // Register before Start.
+  void AddHandlers(Handlers handlers) { handlers_.push_back(std::move(handlers)); }
+
+  void Start() {
+    thread_ = std::jthread([this](std::stop_token stop) { reflector_.Run(stop); });
+  }
+  // Stops the watch and joins the thread; the cache keeps its content.
+  void Stop() {
+    if (thread_.joinable()) {
+      thread_.request_stop();
+      thread_.join();
+    }
+  }
+
+  // True once the first list has been delivered to the cache and the handlers.
+  bool HasSynced() const { return synced_.load(); }
+  // Waits for HasSynced, at most `timeout`; returns HasSynced().
+  bool WaitForSync(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(sync_mu_);
+    return sync_cv_.wait_for(lock, timeout, [this] { return synced_.load(); });
+  }
+
+  std::vector<std::string> DecodeErrors() const {
+    std::lock_guard lock(errors_mu_);
+    return decode_errors_;
+  }
+
+  // DeltaSink: called on the reflector's thread.
+  void OnReplace(std::vector<RawObject> objects, const std::string&) override {
+    std::map<std::string, typename Indexer<Object>::ObjectPtr> items;
+    for (RawObject& raw : objects) {
+      std::string key = raw.Key();
+      ObjectPtr previous = indexer_.Get(key);
+      if (previous && previous->resource_version == raw.resource_version) {
+        items.emplace(std::move(key), previous);  // unchanged: keep it, report nothing
+        continue;
+      }
+      if (ObjectPtr decoded = Decode(raw)) items.emplace(std::move(key), std::move(decoded));
+    }
+    auto diff = indexer_.Replace(std::move(items));
+    for (const auto& added : diff.added)
+      Dispatch([&](Handlers& h) {
+        if (h.on_add) h.on_add(added.object);
+      });
+    for (const auto& updated : diff.updated) {
+      if (updated.old_object == updated.new_object) continue;
+      Dispatch([&](Handlers& h) {
+        if (h.on_update) h.on_update(updated.old_object, updated.new_object);
+      });
+    }
+    for (const auto& deleted : diff.deleted) {
+      Dispatch([&](Handlers& h) {
+        if (h.on_delete) h.on_delete(deleted.object);
+      });
+    }
+    if (!synced_.exchange(true)) {
+      std::lock_guard lock(sync_mu_);
+      sync_cv_.notify_all();
+    }
+  }
+  void OnAdded(RawObject raw) override { Upsert(raw); }
+  void OnModified(RawObject raw) override { Upsert(raw); }
+  void OnDeleted(RawObject raw) override {
+    ObjectPtr old = indexer_.Delete(raw.Key());
+    if (old)
+      Dispatch([&](Handlers& h) {
+        if (h.on_delete) h.on_delete(old);
+      });
+  }
+
+ private:
+  ObjectPtr Decode(const RawObject& raw) {
+    Result<T> value = decode_(raw);
+    if (!value.ok()) {
+      std::lock_guard lock(errors_mu_);
+      decode_errors_.push_back(raw.Key() + ": " + value.message());
+      return nullptr;
+    }
+    return std::make_shared<const Object>(Object{raw.Key(), raw.namespace_name, raw.name, raw.uid,
+                                                 raw.resource_version, std::move(value).value()});
+  }
+
+  void Upsert(const RawObject& raw) {
+    ObjectPtr existing = indexer_.Get(raw.Key());
+    // An ADDED for an object we already hold at that version (a re-watch replaying its start)
+    // is no news.
+    if (existing && existing->resource_version == raw.resource_version) return;
+    ObjectPtr decoded = Decode(raw);
+    if (!decoded) return;
+    ObjectPtr old = indexer_.Add(decoded->key, decoded);
+    if (old) {
+      Dispatch([&](Handlers& h) {
+        if (h.on_update) h.on_update(old, decoded);
+      });
+    } else {
+      Dispatch([&](Handlers& h) {
+        if (h.on_add) h.on_add(decoded);
+      });
+    }
+  }
+
+  template <typename F>
+  void Dispatch(F&& call) {
+    for (Handlers& h : handlers_) call(h);
+  }
+
+  Decoder decode_;
+  Indexer<Object> indexer_;
+  Reflector reflector_;
+  std::vector<Handlers> handlers_;
+  std::atomic<bool> synced_{false};
+  std::mutex sync_mu_;
+  std::condition_variable sync_cv_;
+  mutable std::mutex errors_mu_;
+  std::vector<std::string> decode_errors_;
+  std::jthread thread_;
+};
+
+}  // namespace quotient::kubeclient

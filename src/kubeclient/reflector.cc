@@ -1,0 +1,152 @@
+#include "kubeclient/reflector.h"
+
+#include <random>
+
+namespace quotient::kubeclient {
+namespace {
+
+int64_t RandomWatchTimeout() {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  return std::uniform_int_distribution<int64_t>(300, 600)(engine);
+}
+
+}  // namespace
+
+Reflector::Reflector(Client& client, ReflectorOptions options, DeltaSink& sink)
+    : client_(client),
+      options_(std::move(options)),
+      sink_(sink),
+      backoff_(options_.initial_backoff) {
+  if (!options_.watch_timeout_seconds) options_.watch_timeout_seconds = RandomWatchTimeout;
+}
+
+std::string Reflector::LastResourceVersion() const {
+  std::lock_guard lock(mu_);
+  return last_version_;
+}
+
+ReflectorStats Reflector::Stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+void Reflector::Run(std::stop_token stop) {
+  std::stop_callback wake_on_stop(stop, [this] { wake_.notify_all(); });
+  // A reflector run again after a stop resumes: it watches from where it was (and relists if
+  // the server no longer has that version).
+  Next next = LastResourceVersion().empty() ? Next::kList : Next::kWatch;
+  while (!stop.stop_requested()) {
+    if (backoff_pending_) WaitBackoff(stop);
+    if (stop.stop_requested()) break;
+    next = next == Next::kList ? ListOnce() : WatchOnce(stop);
+  }
+}
+
+Reflector::Next Reflector::ListOnce() {
+  ListOptions list;
+  list.label_selector = options_.label_selector;
+  list.field_selector = options_.field_selector;
+  list.limit = options_.page_size;
+  // Always a consistent list (resourceVersion unset): a relist must not go back in time, and
+  // paging is honoured only for consistent lists.
+  ApiResult<Client::ListResult> result =
+      client_.List(options_.resource, options_.namespace_name, list);
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.lists;
+  }
+  if (!result.ok()) return Failed(result.error(), Next::kList);
+  {
+    std::lock_guard lock(mu_);
+    last_version_ = result->resource_version;
+  }
+  sink_.OnReplace(std::move(result.value().items), result->resource_version);
+  return Next::kWatch;
+}
+
+Reflector::Next Reflector::WatchOnce(const std::stop_token& stop) {
+  WatchOptions watch;
+  watch.resource_version = LastResourceVersion();
+  watch.label_selector = options_.label_selector;
+  watch.field_selector = options_.field_selector;
+  watch.timeout_seconds = options_.watch_timeout_seconds();
+  watch.allow_bookmarks = true;
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.watches;
+  }
+  std::string decode_failure;
+  int64_t events = 0;
+  auto started = std::chrono::steady_clock::now();
+  ApiStatus end = client_.Watch(
+      options_.resource, options_.namespace_name, watch,
+      [&](WatchEvent&& event) {
+        ++events;
+        if (event.type != WatchEvent::Type::kBookmark) {
+          Result<RawObject> object = ReadRawObject(event.object_json);
+          if (!object.ok()) {
+            // Skip it, say so, keep the stream: one bad object must not stall every update.
+            decode_failure = options_.resource.Describe() + " watch event: " + object.message();
+          } else if (event.type == WatchEvent::Type::kAdded) {
+            sink_.OnAdded(std::move(object).value());
+          } else if (event.type == WatchEvent::Type::kModified) {
+            sink_.OnModified(std::move(object).value());
+          } else if (event.type == WatchEvent::Type::kDeleted) {
+            sink_.OnDeleted(std::move(object).value());
+          }
+        }
+        if (!event.resource_version.empty()) {
+          std::lock_guard lock(mu_);
+          last_version_ = event.resource_version;
+        }
+      },
+      [&stop] { return stop.stop_requested(); });
+  if (!decode_failure.empty()) {
+    std::lock_guard lock(mu_);
+    stats_.last_error = decode_failure;
+  }
+  if (end.ok()) {
+    // A watch the server ends at once without a word is a failure in disguise (a proxy that
+    // closes streams, a server shutting down): back off instead of spinning.
+    if (events == 0 && !stop.stop_requested() &&
+        std::chrono::steady_clock::now() - started < std::chrono::seconds(1)) {
+      return Failed(TransportError("watch ended immediately without events"), Next::kWatch);
+    }
+    return Next::kWatch;  // normal end: watch again from the last version
+  }
+  if (end.Is(ApiReason::kGone)) {
+    std::lock_guard lock(mu_);
+    ++stats_.relists_after_gone;
+    stats_.last_error = end.error().Describe();
+    return Next::kList;
+  }
+  ApiReason r = end.error().reason;
+  bool rewatch = r == ApiReason::kTransport || r == ApiReason::kTooManyRequests ||
+                 r == ApiReason::kInternalError || r == ApiReason::kServiceUnavailable ||
+                 r == ApiReason::kTimeout;
+  return Failed(end.error(), rewatch ? Next::kWatch : Next::kList);
+}
+
+Reflector::Next Reflector::Failed(const ApiError& error, Next then) {
+  std::lock_guard lock(mu_);
+  ++stats_.failures;
+  stats_.last_error = error.Describe();
+  auto now = std::chrono::steady_clock::now();
+  if (last_failure_ != std::chrono::steady_clock::time_point{} &&
+      now - last_failure_ >= options_.backoff_reset_after) {
+    backoff_ = options_.initial_backoff;
+  }
+  last_failure_ = now;
+  backoff_pending_ = true;
+  return then;
+}
+
+void Reflector::WaitBackoff(const std::stop_token& stop) {
+  std::unique_lock lock(mu_);
+  std::chrono::milliseconds wait = backoff_;
+  backoff_ = std::min(backoff_ * 2, options_.max_backoff);
+  backoff_pending_ = false;
+  wake_.wait_for(lock, stop, wait, [] { return false; });
+}
+
+}  // namespace quotient::kubeclient
