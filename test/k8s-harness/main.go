@@ -1,298 +1,204 @@
 // k8s-harness: a real Kubernetes control plane in one process for Quotient's integration tests —
-// an embedded etcd and the real kube-apiserver (RBAC, client-certificate and static-token
-// authentication) on 127.0.0.1, with Quotient's CRDs installed. It prints
-//   READY <admin kubeconfig> <port>
-// once the API server answers /readyz and the CRDs are Established, and runs until SIGTERM.
-// Restarting with the same --dir keeps etcd's data and the PKI.
+// an embedded etcd, the real kube-apiserver (RBAC, client-certificate and static-token
+// authentication) on 127.0.0.1 with Quotient's CRDs installed, a subset of the
+// kube-controller-manager controllers (controllers.go) and a fake kubelet for annotated Nodes
+// (fakekubelet.go). It prints
 //
-// Not yet here (docs: ../shared/docs/k8s-integration.md §1.7–§1.8): the kube-controller-manager
-// controllers and fake nodes; until they land, the admission plugins that depend on them are off.
+//	READY <admin kubeconfig> <apiserver port> <control port>
+//
+// once the API server answers /readyz, the CRDs are Established and the controllers and the fake
+// kubelet are running, and runs until SIGTERM/SIGINT (then exits 0). Restarting with the same
+// --dir keeps etcd's data, the PKI and the ports (ports.json).
 package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
+	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
-	"github.com/spf13/pflag"
-	"go.etcd.io/etcd/server/v3/embed"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	basecompatibility "k8s.io/component-base/compatibility"
-	logsapi "k8s.io/component-base/logs/api/v1"
-	apiapp "k8s.io/kubernetes/cmd/kube-apiserver/app"
-	apioptions "k8s.io/kubernetes/cmd/kube-apiserver/app/options"
-	"sigs.k8s.io/yaml"
+	ctrlapp "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 )
 
+// stringList is a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, " ") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+type options struct {
+	dir, crds     string
+	apiserverArgs stringList
+	controllers   string
+	fakeKubelet   bool
+}
+
 func main() {
-	dir := flag.String("dir", "", "data directory (etcd data, PKI, kubeconfigs); a temporary one if empty")
-	crds := flag.String("crds", "", "directory of CustomResourceDefinition YAML files to install")
+	var o options
+	flag.StringVar(&o.dir, "dir", "", "data directory (etcd data, PKI, ports.json, kubeconfigs); a temporary one if empty")
+	flag.StringVar(&o.crds, "crds", "", "directory of CustomResourceDefinition YAML files to install")
+	flag.Var(&o.apiserverArgs, "apiserver-arg", "extra kube-apiserver flag, e.g. --apiserver-arg=--watch-cache=false (repeatable; wins over the harness's own)")
+	flag.StringVar(&o.controllers, "controllers", defaultControllers, "kube-controller-manager controllers to run (its --controllers syntax); empty: none")
+	flag.BoolVar(&o.fakeKubelet, "fake-kubelet", true, "run the fake kubelet for nodes annotated "+fakeNodeAnnotation+"="+fakeNodeValue)
 	flag.Parse()
-	if err := run(*dir, *crds); err != nil {
+	if err := run(o); err != nil && !errors.Is(err, context.Canceled) { // Canceled: SIGTERM while starting
 		fmt.Fprintln(os.Stderr, "k8s-harness:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, crdDir string) error {
+func run(o options) error {
+	start := time.Now()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	dir := o.dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "k8s-harness-")
 		if err != nil {
 			return err
 		}
 		dir = d
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
 	}
 	p, err := newPKI(filepath.Join(dir, "pki"))
 	if err != nil {
 		return fmt.Errorf("pki: %w", err)
 	}
-	etcd, etcdURL, err := startEtcd(filepath.Join(dir, "etcd"))
+	pt, err := loadOrPickPorts(dir)
 	if err != nil {
+		return fmt.Errorf("ports: %w", err)
+	}
+	// Bind the API server and control ports before starting anything, so that a port taken by
+	// another process fails fast.
+	apiLn, err := listenRetry(pt.APIServer)
+	if err != nil {
+		return fmt.Errorf("kube-apiserver port: %w", err)
+	}
+	controlLn, err := listenRetry(pt.Control)
+	if err != nil {
+		apiLn.Close()
+		return fmt.Errorf("control port: %w", err)
+	}
+	etcd, etcdURL, err := startEtcd(filepath.Join(dir, "etcd"), pt)
+	if err != nil {
+		apiLn.Close()
+		controlLn.Close()
 		return fmt.Errorf("etcd: %w", err)
 	}
 	defer etcd.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0") // kube-apiserver refuses --secure-port=0
-	if err != nil {
-		return err
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
+
+	// Components run under their own context so that shutdown can stop them before etcd.
+	compCtx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go serveControl(compCtx, controlLn, etcd)
 	apiErr := make(chan error, 1)
-	go func() { apiErr <- runAPIServer(ctx, ln, etcdURL, p) }()
-	if err := waitReady(ctx, port, p, apiErr); err != nil {
+	go func() { apiErr <- runAPIServer(compCtx, apiLn, etcdURL, p, o.apiserverArgs) }()
+	shutdown := func() {
+		cancel()
+		// The API server drains its requests before etcd goes away; open watches never drain
+		// (Go's http.Server waits for idle connections), so do not wait for them long: a test
+		// restarting the harness wants a dropped watch, as from a real API server restart.
+		select {
+		case <-apiErr:
+		case <-time.After(3 * time.Second):
+		}
+	}
+	if err := waitReady(ctx, pt.APIServer, p, apiErr); err != nil {
+		cancel()
 		return err
 	}
-	admin, err := writeKubeconfigs(dir, port, p)
+	admin, err := writeKubeconfigs(dir, pt.APIServer, p)
 	if err != nil {
+		shutdown()
 		return err
 	}
-	if crdDir != "" {
-		if err := installCRDs(ctx, admin, crdDir); err != nil {
+	restConfig, err := clientcmd.BuildConfigFromFlags("", admin)
+	if err != nil {
+		shutdown()
+		return err
+	}
+	// client-go's default 5 QPS would make the fake kubelet the bottleneck of larger tests.
+	restConfig.QPS, restConfig.Burst = 500, 1000
+	if o.crds != "" {
+		if err := installCRDs(ctx, restConfig, o.crds); err != nil {
+			shutdown()
 			return fmt.Errorf("crds: %w", err)
 		}
 	}
-	fmt.Printf("READY %s %d\n", admin, port)
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		shutdown()
+		return err
+	}
+	kcmErr := make(chan error, 1)
+	if o.controllers != "" {
+		kcm, err := newControllers(compCtx, admin, strings.Split(o.controllers, ","))
+		if err != nil {
+			shutdown()
+			return fmt.Errorf("kube-controller-manager: %w", err)
+		}
+		go func() { kcmErr <- ctrlapp.Run(compCtx, kcm) }()
+		if err := waitControllers(ctx, client, o.controllers, kcmErr); err != nil {
+			shutdown()
+			return err
+		}
+	}
+	if o.fakeKubelet {
+		if err := startFakeKubelet(compCtx, client); err != nil {
+			shutdown()
+			return err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "k8s-harness: ready after %.1fs\n", time.Since(start).Seconds())
+	fmt.Printf("READY %s %d %d\n", admin, pt.APIServer, pt.Control)
 	select {
 	case <-ctx.Done():
+		// With watches open, etcd's graceful close also waits for the API server's watch
+		// streams; a test restarting the harness should not wait for that. The data is on disk
+		// already (bbolt writes through to the page cache, which outlives the process).
+		time.AfterFunc(4*time.Second, func() { os.Exit(0) })
+		shutdown()
 		return nil
 	case err := <-apiErr:
+		cancel()
 		return fmt.Errorf("kube-apiserver stopped: %w", err)
+	case err := <-kcmErr:
+		shutdown()
+		return fmt.Errorf("kube-controller-manager stopped: %w", err)
 	}
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+// waitControllers waits until the controllers are evidently running: when the serviceaccount
+// controller is among them, until the `default` ServiceAccount of the `default` namespace exists
+// (it is created once the controller's informers have synced). Other controllers give no
+// outside sign; ctrlapp.Run starts them all together.
+func waitControllers(ctx context.Context, client kubernetes.Interface, controllers string, kcmErr <-chan error) error {
+	if !strings.Contains(controllers, "serviceaccount-controller") && !strings.Contains(controllers, "*") {
+		return nil
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func startEtcd(dir string) (*embed.Etcd, string, error) {
-	clientPort, err := freePort()
-	if err != nil {
-		return nil, "", err
-	}
-	peerPort, err := freePort()
-	if err != nil {
-		return nil, "", err
-	}
-	cfg := embed.NewConfig()
-	cfg.Name = "harness"
-	cfg.Dir = dir
-	cfg.LogLevel = "error"
-	cfg.UnsafeNoFsync = true
-	client, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", clientPort))
-	peer, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", peerPort))
-	cfg.ListenClientUrls = []url.URL{*client}
-	cfg.AdvertiseClientUrls = []url.URL{*client}
-	cfg.ListenPeerUrls = []url.URL{*peer}
-	cfg.AdvertisePeerUrls = []url.URL{*peer}
-	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
-		return nil, "", err
-	}
-	select {
-	case <-e.Server.ReadyNotify():
-	case <-time.After(60 * time.Second):
-		e.Close()
-		return nil, "", fmt.Errorf("not ready after 60s")
-	}
-	return e, client.String(), nil
-}
-
-func runAPIServer(ctx context.Context, ln net.Listener, etcdURL string, p *pki) error {
-	s := apioptions.NewServerRunOptions()
-	fs := pflag.NewFlagSet("kube-apiserver", pflag.ContinueOnError)
-	for _, f := range s.Flags().FlagSets {
-		fs.AddFlagSet(f)
-	}
-	args := []string{
-		"--etcd-servers=" + etcdURL,
-		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
-		"--tls-cert-file=" + p.servingCert,
-		"--tls-private-key-file=" + p.servingKey,
-		"--client-ca-file=" + p.caCert,
-		"--token-auth-file=" + p.tokenFile,
-		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file=" + p.serviceAccountKey,
-		"--service-account-signing-key-file=" + p.serviceAccountKey,
-		"--authorization-mode=RBAC",
-		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
-		"--service-cluster-ip-range=10.0.0.0/24",
-		"--allow-privileged=true",
-		"--endpoint-reconciler-type=none",
-		"--enable-priority-and-fairness=false",
-		"--cert-dir=" + filepath.Join(p.dir, "generated"),
-	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	s.SecureServing.Listener = ln
-	fg := s.GenericServerRunOptions.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
-	if err := logsapi.ValidateAndApply(s.Logs, fg); err != nil {
-		return err
-	}
-	completed, err := s.Complete(ctx)
-	if err != nil {
-		return err
-	}
-	if errs := completed.Validate(); len(errs) > 0 {
-		return utilerrors.NewAggregate(errs)
-	}
-	return apiapp.Run(ctx, completed)
-}
-
-func adminTLS(p *pki) (*tls.Config, error) {
-	cert, err := tls.LoadX509KeyPair(p.adminCert, p.adminKey)
-	if err != nil {
-		return nil, err
-	}
-	caPEM, err := os.ReadFile(p.caCert)
-	if err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(caPEM)
-	return &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool}, nil
-}
-
-func waitReady(ctx context.Context, port int, p *pki, apiErr <-chan error) error {
-	cfg, err := adminTLS(p)
-	if err != nil {
-		return err
-	}
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}, Timeout: 5 * time.Second}
-	deadline := time.Now().Add(120 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
-		case err := <-apiErr:
-			return fmt.Errorf("kube-apiserver stopped: %w", err)
+		case err := <-kcmErr:
+			return fmt.Errorf("kube-controller-manager stopped: %w", err)
 		case <-ctx.Done():
 			return ctx.Err()
 		default:
 		}
-		resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/readyz", port))
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return fmt.Errorf("kube-apiserver not ready after 120s")
-}
-
-// Writes admin.kubeconfig (client certificate, system:masters) and scheduler.kubeconfig (bearer
-// token, no RBAC grants yet) atomically; returns the admin one's path.
-func writeKubeconfigs(dir string, port int, p *pki) (string, error) {
-	server := fmt.Sprintf("https://127.0.0.1:%d", port)
-	write := func(name string, user *clientcmdapi.AuthInfo) (string, error) {
-		cfg := clientcmdapi.NewConfig()
-		cfg.Clusters["harness"] = &clientcmdapi.Cluster{Server: server, CertificateAuthority: p.caCert}
-		cfg.AuthInfos[name] = user
-		cfg.Contexts[name] = &clientcmdapi.Context{Cluster: "harness", AuthInfo: name}
-		cfg.CurrentContext = name
-		path := filepath.Join(dir, name+".kubeconfig")
-		tmp := path + ".tmp"
-		if err := clientcmd.WriteToFile(*cfg, tmp); err != nil {
-			return "", err
-		}
-		return path, os.Rename(tmp, path)
-	}
-	if _, err := write("scheduler", &clientcmdapi.AuthInfo{Token: p.schedulerToken}); err != nil {
-		return "", err
-	}
-	return write("admin", &clientcmdapi.AuthInfo{ClientCertificate: p.adminCert, ClientKey: p.adminKey})
-}
-
-func installCRDs(ctx context.Context, kubeconfig, dir string) error {
-	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return err
-	}
-	client, err := apiextclient.NewForConfig(restConfig)
-	if err != nil {
-		return err
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil {
-		return err
-	}
-	for _, file := range files {
-		text, err := os.ReadFile(file)
-		if err != nil {
-			return err
-		}
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := yaml.UnmarshalStrict(text, &crd); err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		crds := client.ApiextensionsV1().CustomResourceDefinitions()
-		if _, err := crds.Create(ctx, &crd, metav1.CreateOptions{}); err != nil {
-			if _, getErr := crds.Get(ctx, crd.Name, metav1.GetOptions{}); getErr != nil {
-				return fmt.Errorf("%s: %w", file, err) // not "already there after a restart"
-			}
-		}
-		if err := waitEstablished(ctx, client, crd.Name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func waitEstablished(ctx context.Context, client apiextclient.Interface, name string) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		crd, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
-		if err == nil {
-			for _, c := range crd.Status.Conditions {
-				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-					return nil
-				}
-			}
+		if _, err := client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{}); err == nil {
+			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return fmt.Errorf("CRD %s not Established after 30s", name)
+	return fmt.Errorf("no default ServiceAccount after 60s: the controllers did not start")
 }

@@ -20,12 +20,12 @@ import (
 )
 
 type pki struct {
-	dir                         string
-	caCert, caKey               string
-	servingCert, servingKey     string
-	adminCert, adminKey         string
-	serviceAccountKey           string
-	tokenFile, schedulerToken   string
+	dir                       string
+	caCert, caKey             string
+	servingCert, servingKey   string
+	adminCert, adminKey       string
+	serviceAccountKey         string
+	tokenFile, schedulerToken string
 }
 
 func newPKI(dir string) (*pki, error) {
