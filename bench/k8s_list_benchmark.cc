@@ -7,9 +7,10 @@
 //   1. a paged LIST of every pod into raw JSON objects (RawObject), and
 //   2. an informer sync: paged LIST + decode into a compact pod summary + indexed cache
 //      (by node and by namespace) — what the scheduler keeps.
-// For each: wall time, this process's CPU time (user+sys), the API server process's CPU time
-// over the same interval, and this process's resident memory growth.
+// For each (in a forked process of its own): wall time, its CPU time (user+sys), the API server
+// process's CPU time over the same interval, and its resident memory growth.
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <simdjson.h>
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -180,7 +182,20 @@ int main(int argc, char** argv) {
               failed.load());
 
   pid_t server = harness.pid();
-  {
+  // Each measurement runs in its own forked process, so its memory growth starts from the same
+  // heap (not from one the previous measurement left behind) and its CPU time is its own.
+  auto in_child = [](const std::function<void()>& body) {
+    std::fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+      body();
+      std::fflush(stdout);
+      _exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+  };
+  in_child([&] {
     auto client = kubeclient::MakeClient(*connection, unthrottled);
     size_t items = 0;
     Sample s = Measure(server, [&] {
@@ -190,8 +205,8 @@ int main(int argc, char** argv) {
       items = list.ok() ? list->items.size() : 0;
     });
     Print("list (raw JSON kept)", static_cast<int>(items), s);
-  }
-  {
+  });
+  in_child([&] {
     auto client = kubeclient::MakeClient(*connection, unthrottled);
     kubeclient::ReflectorOptions options;
     options.resource = Pods();
@@ -209,7 +224,7 @@ int main(int argc, char** argv) {
     });
     Print("informer sync (decoded)", static_cast<int>(informer.indexer().Size()), s);
     informer.Stop();
-  }
+  });
   (void)harness.Stop();
   std::filesystem::remove_all(dir);
   return 0;

@@ -38,8 +38,30 @@ struct Cached {
   std::string name;
   std::string uid;
   std::string resource_version;
+  std::map<std::string, std::string> labels;
+  std::vector<OwnerReference> owners;
   T value;
 };
+
+// Index functions every kind can use (register with indexer().AddIndex).
+template <typename T>
+std::vector<std::string> IndexByNamespace(const Cached<T>& object) {
+  return {object.namespace_name};
+}
+// "key=value" for every label.
+template <typename T>
+std::vector<std::string> IndexByLabel(const Cached<T>& object) {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : object.labels) out.push_back(key + "=" + value);
+  return out;
+}
+// The uid of every owner (pods of a Job, ReplicaSet, PodGroup ...).
+template <typename T>
+std::vector<std::string> IndexByOwnerUid(const Cached<T>& object) {
+  std::vector<std::string> out;
+  for (const OwnerReference& owner : object.owners) out.push_back(owner.uid);
+  return out;
+}
 
 template <typename T>
 class Informer : public DeltaSink {
@@ -90,23 +112,27 @@ class Informer : public DeltaSink {
     return decode_errors_;
   }
 
-  // DeltaSink: called on the reflector's thread.
-  void OnReplace(std::vector<RawObject> objects, const std::string&) override {
-    std::map<std::string, typename Indexer<Object>::ObjectPtr> items;
-    for (RawObject& raw : objects) {
-      std::string key = raw.Key();
-      ObjectPtr previous = indexer_.Get(key);
-      if (previous && previous->resource_version == raw.resource_version) {
-        items.emplace(std::move(key), previous);  // unchanged: keep it, report nothing
-        continue;
-      }
-      if (ObjectPtr decoded = Decode(raw)) items.emplace(std::move(key), std::move(decoded));
+  // DeltaSink: called on the reflector's thread. A list is decoded as it arrives (each page's
+  // JSON is dropped once decoded); the cache changes in one step at the end.
+  void BeginReplace() override { pending_.clear(); }
+  void ReplaceItem(RawObject raw) override {
+    std::string key = raw.Key();
+    ObjectPtr previous = indexer_.Get(key);
+    if (previous && previous->resource_version == raw.resource_version) {
+      pending_.emplace(std::move(key), previous);  // unchanged: keep it, report nothing
+      return;
     }
-    auto diff = indexer_.Replace(std::move(items));
-    for (const auto& added : diff.added)
+    if (ObjectPtr decoded = Decode(raw)) pending_.emplace(std::move(key), std::move(decoded));
+  }
+  void AbortReplace() override { pending_.clear(); }
+  void EndReplace(const std::string&) override {
+    auto diff = indexer_.Replace(std::move(pending_));
+    pending_.clear();
+    for (const auto& added : diff.added) {
       Dispatch([&](Handlers& h) {
         if (h.on_add) h.on_add(added.object);
       });
+    }
     for (const auto& updated : diff.updated) {
       if (updated.old_object == updated.new_object) continue;
       Dispatch([&](Handlers& h) {
@@ -123,8 +149,8 @@ class Informer : public DeltaSink {
       sync_cv_.notify_all();
     }
   }
-  void OnAdded(RawObject raw) override { Upsert(raw); }
-  void OnModified(RawObject raw) override { Upsert(raw); }
+  void OnAdded(RawObject raw) override { Upsert(std::move(raw)); }
+  void OnModified(RawObject raw) override { Upsert(std::move(raw)); }
   void OnDeleted(RawObject raw) override {
     ObjectPtr old = indexer_.Delete(raw.Key());
     if (old)
@@ -134,7 +160,8 @@ class Informer : public DeltaSink {
   }
 
  private:
-  ObjectPtr Decode(const RawObject& raw) {
+  // Moves the metadata maps out of `raw` (the JSON itself is only read).
+  ObjectPtr Decode(RawObject& raw) {
     Result<T> value = decode_(raw);
     if (!value.ok()) {
       std::lock_guard lock(errors_mu_);
@@ -142,10 +169,11 @@ class Informer : public DeltaSink {
       return nullptr;
     }
     return std::make_shared<const Object>(Object{raw.Key(), raw.namespace_name, raw.name, raw.uid,
-                                                 raw.resource_version, std::move(value).value()});
+                                                 raw.resource_version, std::move(raw.labels),
+                                                 std::move(raw.owners), std::move(value).value()});
   }
 
-  void Upsert(const RawObject& raw) {
+  void Upsert(RawObject raw) {
     ObjectPtr existing = indexer_.Get(raw.Key());
     // An ADDED for an object we already hold at that version (a re-watch replaying its start)
     // is no news.
@@ -173,6 +201,7 @@ class Informer : public DeltaSink {
   Indexer<Object> indexer_;
   Reflector reflector_;
   std::vector<Handlers> handlers_;
+  std::map<std::string, ObjectPtr> pending_;  // the list being received
   std::atomic<bool> synced_{false};
   std::mutex sync_mu_;
   std::condition_variable sync_cv_;

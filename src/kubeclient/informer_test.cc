@@ -184,6 +184,20 @@ TEST(InformerTest, UndecodableObjectsAreSkippedAndNamed) {
             (std::vector<std::string>{"ns/bad: spec.nodeName: missing"}));
 }
 
+TEST(InformerTest, AListCutShortByAnExpiredContinueTokenStartsOverAndKeepsNothingPartial) {
+  Harness h;
+  h.transport->Answer(
+      200, R"({"kind":"PodList","metadata":{"resourceVersion":"10","continue":"t1"},"items":[)" +
+               Pod("gone-by-now", "5", "n1") + "]}");
+  h.transport->Answer(410, kGone);  // the second page's token expired
+  h.transport->Answer(200, List("30", {Pod("a", "25", "n1")}));
+  h.RunScript();
+  EXPECT_EQ(h.recorder.log, (std::vector<std::string>{"add a@25"}));
+  EXPECT_EQ(h.informer->indexer().ListKeys(), (std::vector<std::string>{"ns/a"}));
+  EXPECT_EQ(h.stats.lists, 2);
+  EXPECT_EQ(h.stats.failures, 0);  // restarted at once, no backoff
+}
+
 TEST(InformerTest, ForbiddenListBacksOffAndListsAgain) {
   Harness h;
   h.transport->Answer(403, R"({"kind":"Status","reason":"Forbidden","message":"no","code":403})");
@@ -191,6 +205,47 @@ TEST(InformerTest, ForbiddenListBacksOffAndListsAgain) {
   h.RunScript();
   EXPECT_EQ(h.stats.lists, 2);
   EXPECT_EQ(h.informer->indexer().Size(), 1u);
+}
+
+}  // namespace
+}  // namespace quotient::kubeclient
+
+namespace quotient::kubeclient {
+namespace {
+
+TEST(RawObjectTest, MetadataCarriesLabelsAndOwners) {
+  Result<RawObject> raw = ReadRawObject(
+      R"({"metadata":{"name":"p","namespace":"ns","labels":{"app":"x","tier":"gpu"},"ownerReferences":[{"apiVersion":"batch/v1","kind":"Job","name":"j","uid":"u-j","controller":true}],"deletionTimestamp":"2026-11-29T10:00:00Z"}})");
+  ASSERT_TRUE(raw.ok()) << raw.message();
+  EXPECT_EQ(raw->labels, (std::map<std::string, std::string>{{"app", "x"}, {"tier", "gpu"}}));
+  ASSERT_EQ(raw->owners.size(), 1u);
+  EXPECT_EQ(raw->owners[0].kind, "Job");
+  EXPECT_EQ(raw->owners[0].uid, "u-j");
+  EXPECT_TRUE(raw->owners[0].controller);
+  EXPECT_TRUE(raw->deleting);
+  EXPECT_EQ(ReadRawObject(R"({"metadata":{"name":"p","labels":{"a":1}}})").message(),
+            "object: metadata.labels: expected string values");
+  EXPECT_EQ(ReadRawObject(R"({"metadata":{"namespace":"ns"}})").message(),
+            "object: metadata.name: missing");
+}
+
+TEST(InformerIndexTest, StandardIndexesByNamespaceLabelAndOwner) {
+  Indexer<Cached<int>> indexer;
+  ASSERT_TRUE(indexer.AddIndex("namespace", IndexByNamespace<int>).ok());
+  ASSERT_TRUE(indexer.AddIndex("label", IndexByLabel<int>).ok());
+  ASSERT_TRUE(indexer.AddIndex("owner", IndexByOwnerUid<int>).ok());
+  auto make = [](std::string ns, std::string name, std::map<std::string, std::string> labels,
+                 std::string owner_uid) {
+    Cached<int> c{ns + "/" + name, ns, name, "", "1", std::move(labels), {}, 0};
+    if (!owner_uid.empty()) c.owners.push_back({"batch/v1", "Job", "j", owner_uid, true});
+    return std::make_shared<const Cached<int>>(std::move(c));
+  };
+  indexer.Add("a/p1", make("a", "p1", {{"app", "x"}}, "job-1"));
+  indexer.Add("a/p2", make("a", "p2", {{"app", "y"}}, "job-1"));
+  indexer.Add("b/p3", make("b", "p3", {{"app", "x"}}, ""));
+  EXPECT_EQ(*indexer.IndexKeys("namespace", "a"), (std::vector<std::string>{"a/p1", "a/p2"}));
+  EXPECT_EQ(*indexer.IndexKeys("label", "app=x"), (std::vector<std::string>{"a/p1", "b/p3"}));
+  EXPECT_EQ(*indexer.IndexKeys("owner", "job-1"), (std::vector<std::string>{"a/p1", "a/p2"}));
 }
 
 }  // namespace

@@ -7,6 +7,61 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
+Status ReadLabels(od::value value, std::map<std::string, std::string>& labels) {
+  if (value.is_null()) return Status::Ok();
+  od::object object;
+  if (value.get_object().get(object) != simdjson::SUCCESS) {
+    return Status::Error("metadata.labels: expected an object");
+  }
+  for (auto label : object) {
+    std::string_view key;
+    std::string_view text;
+    if (label.unescaped_key().get(key) != simdjson::SUCCESS ||
+        label.value().get_string().get(text) != simdjson::SUCCESS) {
+      return Status::Error("metadata.labels: expected string values");
+    }
+    labels.emplace(std::string(key), std::string(text));
+  }
+  return Status::Ok();
+}
+
+Status ReadOwners(od::value value, std::vector<OwnerReference>& owners) {
+  if (value.is_null()) return Status::Ok();
+  od::array array;
+  if (value.get_array().get(array) != simdjson::SUCCESS) {
+    return Status::Error("metadata.ownerReferences: expected an array");
+  }
+  for (auto item : array) {
+    od::object object;
+    if (item.get_object().get(object) != simdjson::SUCCESS) {
+      return Status::Error("metadata.ownerReferences: expected objects");
+    }
+    OwnerReference owner;
+    for (auto field : object) {
+      std::string_view key;
+      if (field.unescaped_key().get(key) != simdjson::SUCCESS) return Status::Error("bad key");
+      if (key == "controller") {
+        bool controller = false;
+        if (field.value().get_bool().get(controller) == simdjson::SUCCESS) {
+          owner.controller = controller;
+        }
+        continue;
+      }
+      std::string* target = key == "apiVersion" ? &owner.api_version
+                            : key == "kind"     ? &owner.kind
+                            : key == "name"     ? &owner.name
+                            : key == "uid"      ? &owner.uid
+                                                : nullptr;
+      std::string_view text;
+      if (target != nullptr && field.value().get_string().get(text) == simdjson::SUCCESS) {
+        *target = text;
+      }
+    }
+    owners.push_back(std::move(owner));
+  }
+  return Status::Ok();
+}
+
 Status ReadMetadata(od::object metadata, RawObject& out) {
   for (auto field : metadata) {
     std::string_view key;
@@ -18,6 +73,14 @@ Status ReadMetadata(od::object metadata, RawObject& out) {
     if (key == "resourceVersion") target = &out.resource_version;
     if (key == "deletionTimestamp") {
       out.deleting = !field.value().is_null();
+      continue;
+    }
+    if (key == "labels") {
+      if (Status s = ReadLabels(field.value(), out.labels); !s.ok()) return s;
+      continue;
+    }
+    if (key == "ownerReferences") {
+      if (Status s = ReadOwners(field.value(), out.owners); !s.ok()) return s;
       continue;
     }
     if (target == nullptr) continue;

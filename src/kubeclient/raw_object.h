@@ -5,12 +5,22 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 
 namespace quotient::kubeclient {
+
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool controller = false;
+};
 
 struct RawObject {
   std::string namespace_name;  // empty for cluster-scoped objects
@@ -18,6 +28,8 @@ struct RawObject {
   std::string uid;
   std::string resource_version;
   bool deleting = false;  // metadata.deletionTimestamp is set
+  std::map<std::string, std::string> labels;
+  std::vector<OwnerReference> owners;  // metadata.ownerReferences, in order
   std::string json;
 
   // "namespace/name", or "name" for cluster-scoped objects (client-go's MetaNamespaceKey).

@@ -48,19 +48,27 @@ Reflector::Next Reflector::ListOnce() {
   list.field_selector = options_.field_selector;
   list.limit = options_.page_size;
   // Always a consistent list (resourceVersion unset): a relist must not go back in time, and
-  // paging is honoured only for consistent lists.
-  ApiResult<Client::ListResult> result =
-      client_.List(options_.resource, options_.namespace_name, list);
+  // paging is honoured only for consistent lists. A continue token that expires part way (410)
+  // restarts the list once at once, as client-go's pager does.
+  ApiResult<std::string> version = TransportError("not listed");
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    sink_.BeginReplace();
+    version = client_.ListEach(options_.resource, options_.namespace_name, list,
+                               [&](RawObject&& object) { sink_.ReplaceItem(std::move(object)); });
+    {
+      std::lock_guard lock(mu_);
+      ++stats_.lists;
+    }
+    if (version.ok()) break;
+    sink_.AbortReplace();
+    if (!version.Is(ApiReason::kGone)) break;
+  }
+  if (!version.ok()) return Failed(version.error(), Next::kList);
   {
     std::lock_guard lock(mu_);
-    ++stats_.lists;
+    last_version_ = *version;
   }
-  if (!result.ok()) return Failed(result.error(), Next::kList);
-  {
-    std::lock_guard lock(mu_);
-    last_version_ = result->resource_version;
-  }
-  sink_.OnReplace(std::move(result.value().items), result->resource_version);
+  sink_.EndReplace(*version);
   return Next::kWatch;
 }
 

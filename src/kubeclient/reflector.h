@@ -30,8 +30,14 @@ namespace quotient::kubeclient {
 class DeltaSink {
  public:
   virtual ~DeltaSink() = default;
-  // The complete current set (after a list); objects not in it are gone.
-  virtual void OnReplace(std::vector<RawObject> objects, const std::string& resource_version) = 0;
+  // A list delivers the complete current set in pieces, page by page, so that a large list is
+  // never held whole: BeginReplace, ReplaceItem for each object, then EndReplace — or
+  // AbortReplace when the list failed part way (nothing it delivered counts). After EndReplace,
+  // objects not delivered are gone.
+  virtual void BeginReplace() = 0;
+  virtual void ReplaceItem(RawObject object) = 0;
+  virtual void AbortReplace() = 0;
+  virtual void EndReplace(const std::string& resource_version) = 0;
   virtual void OnAdded(RawObject object) = 0;
   virtual void OnModified(RawObject object) = 0;
   virtual void OnDeleted(RawObject object) = 0;
