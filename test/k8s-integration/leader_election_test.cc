@@ -124,3 +124,27 @@ TEST(LeaderElectionTest, ACrashedLeaderIsReplacedOnceTheLeaseExpires) {
 
 }  // namespace
 }  // namespace quotient::k8s_integration
+
+namespace quotient::k8s_integration {
+namespace {
+
+TEST(LeaderElectionTest, ALeaderThatCannotRenewStepsDown) {
+  auto admin = AdminClient();
+  std::string ns = CreateNamespace(*admin, "stepdown");
+  constexpr int kLease = 6, kRenew = 4, kRetry = 1;
+  Candidate a(ns, "replica-a", kLease, kRenew, kRetry);
+  ASSERT_TRUE(a.WaitForLine("LEADING replica-a", std::chrono::seconds(20)));
+  // The API server goes away: renewals fail, and within the renew deadline (plus a retry
+  // period to notice) the leader must stop leading — it can no longer prove it holds the lease.
+  auto down = Clock::now();
+  ASSERT_TRUE(Harness().Stop().ok());
+  bool lost = a.WaitForLine("LOST", std::chrono::seconds(kRenew + 2 * kRetry + 1));
+  auto stepped_down = Clock::now() - down;
+  Status back = Harness().Start();
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_TRUE(lost);
+  EXPECT_LT(stepped_down, std::chrono::seconds(kRenew + 2 * kRetry + 1));
+}
+
+}  // namespace
+}  // namespace quotient::k8s_integration
