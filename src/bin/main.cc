@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/schedule_command.h"
+#include "cli/scheduler_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Quotient: a GPU scheduler for Kubernetes, compatible with KAI Scheduler"};
@@ -10,6 +11,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "quotient 0.1.0");
   quotient::cli::ScheduleFlags schedule_flags;
   CLI::App* schedule = quotient::cli::AddScheduleCommand(app, schedule_flags);
+  quotient::cli::SchedulerFlags scheduler_flags;
+  CLI::App* scheduler = quotient::cli::AddSchedulerCommand(app, scheduler_flags);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -25,5 +28,6 @@ int main(int argc, char** argv) {
   if (schedule->parsed()) {
     return quotient::cli::RunSchedule(schedule_flags, std::cin, std::cout, std::cerr);
   }
+  if (scheduler->parsed()) return quotient::cli::RunScheduler(scheduler_flags);
   return 2;
 }

@@ -1,0 +1,66 @@
+// The scheduler's view of the cluster: one informer per kind it reads (Nodes, Pods, Queues,
+// PodGroups, PriorityClasses), each decoding on arrival into the core objects a cycle needs, so
+// a cycle copies ready objects instead of parsing anything. Objects come out sorted by key, so
+// cycles are deterministic whatever order the watch events came in.
+//
+// Decisions the API server has not confirmed yet live in an overlay: a pod we asked to bind
+// counts as bound to its node until the pod's own update arrives (or the bind fails), so the next
+// cycle never gives its resources away twice.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/objects.h"
+#include "kubeclient/client.h"
+#include "kubeclient/informer.h"
+
+namespace quotient::service {
+
+class ClusterCache {
+ public:
+  explicit ClusterCache(kubeclient::Client& client);
+
+  void Start();
+  void Stop();
+  // Waits until every informer has listed once; false after `timeout`.
+  bool WaitForSync(std::chrono::milliseconds timeout);
+
+  // The objects for one cycle, with the overlay applied.
+  core::ClusterObjects Objects() const;
+
+  // Overlay: `pod` (ns/name) is being bound to `node`.
+  void AssumeBound(const std::string& pod, const std::string& node);
+  // The bind failed: the pod is pending again.
+  void ForgetAssumed(const std::string& pod);
+  size_t AssumedCount() const;
+
+  // Called (from informer threads) whenever anything changed; wakes the cycle loop.
+  void OnChange(std::function<void()> notify);
+
+  // The uid of a cached pod ("" if unknown), for bind and eviction preconditions.
+  std::string PodUid(const std::string& pod) const;
+  // Objects that could not be decoded, with the reason (for logs and /readyz detail).
+  std::vector<std::string> DecodeErrors() const;
+
+ private:
+  template <typename T>
+  void Watch(kubeclient::Informer<T>& informer);
+
+  kubeclient::Informer<core::NodeObject> nodes_;
+  kubeclient::Informer<core::PodObject> pods_;
+  kubeclient::Informer<core::QueueObject> queues_;
+  kubeclient::Informer<core::PodGroupObject> pod_groups_;
+  kubeclient::Informer<core::PriorityClassObject> priority_classes_;
+
+  mutable std::mutex mu_;
+  std::map<std::string, std::string> assumed_;  // pod -> node
+  std::function<void()> notify_;
+};
+
+}  // namespace quotient::service

@@ -1,0 +1,151 @@
+#include "service/scheduler_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include "scheduler/run.h"
+
+namespace quotient::service {
+
+SchedulerService::SchedulerService(kubeclient::Client& client, ServiceOptions options)
+    : client_(client), options_(std::move(options)), cache_(client) {
+  cache_.OnChange([this] {
+    {
+      std::lock_guard lock(mu_);
+      dirty_ = true;
+    }
+    wake_.notify_all();
+  });
+}
+
+SchedulerService::~SchedulerService() {
+  for (auto& w : workers_) w.request_stop();
+  bind_ready_.notify_all();
+  workers_.clear();  // joins
+  cache_.Stop();
+}
+
+ServiceStats SchedulerService::Stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+void SchedulerService::Run(std::stop_token stop) {
+  cache_.Start();
+  while (!stop.stop_requested() && !cache_.WaitForSync(std::chrono::seconds(1))) {
+  }
+  spdlog::info("scheduler {}: cache synced, scheduling every {} ms", options_.scheduler_name,
+               options_.schedule_period.count());
+  for (int i = 0; i < options_.bind_workers; ++i) {
+    workers_.emplace_back([this](std::stop_token s) { BindWorker(s); });
+  }
+  while (!stop.stop_requested()) {
+    {
+      std::unique_lock lock(mu_);
+      // Wait for a change or the period; then let a burst of events settle.
+      wake_.wait_for(lock, stop, options_.schedule_period, [this] { return dirty_; });
+      if (stop.stop_requested()) break;
+    }
+    std::this_thread::sleep_for(options_.debounce);
+    {
+      std::lock_guard lock(mu_);
+      dirty_ = false;
+    }
+    RunCycle();
+  }
+  for (auto& w : workers_) w.request_stop();
+  bind_ready_.notify_all();
+  workers_.clear();
+  cache_.Stop();
+}
+
+bool SchedulerService::InBackoff(const std::string& pod,
+                                 std::chrono::steady_clock::time_point now) const {
+  auto it = backoff_.find(pod);
+  return it != backoff_.end() && now < it->second.until;
+}
+
+void SchedulerService::RunCycle() {
+  core::ClusterObjects objects = cache_.Objects();
+  auto now = std::chrono::steady_clock::now();
+  {
+    // Pods whose bind failed recently sit this cycle out: gated, as if not yet schedulable.
+    std::lock_guard lock(mu_);
+    if (!backoff_.empty()) {
+      for (core::PodObject& pod : objects.pods) {
+        if (pod.node_name.empty() && InBackoff(pod.meta.Key(), now)) pod.scheduling_gated = true;
+      }
+    }
+  }
+  scheduler::RunOptions run;
+  run.config = options_.config;
+  run.scheduler_name = options_.scheduler_name;
+  run.now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  run.cycles = 1;
+  scheduler::RunReport report = scheduler::Run(std::move(objects), run);
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.cycles;
+  }
+  if (report.cycles.empty()) return;
+  for (const framework::Decision& d : report.cycles.front().decisions) {
+    if (d.kind == framework::DecisionKind::kBind) {
+      cache_.AssumeBound(d.pod, d.node);
+      std::lock_guard lock(mu_);
+      bind_queue_.push_back({d.pod, cache_.PodUid(d.pod), d.node});
+      bind_ready_.notify_one();
+    } else if (d.kind == framework::DecisionKind::kEvict) {
+      auto slash = d.pod.find('/');
+      std::string ns = d.pod.substr(0, slash);
+      std::string name = d.pod.substr(slash + 1);
+      auto outcome = client_.Evict(ns, name, cache_.PodUid(d.pod));
+      std::lock_guard lock(mu_);
+      if (!outcome.ok()) {
+        stats_.last_error = "evict " + d.pod + ": " + outcome.error().Describe();
+        spdlog::warn("{}", stats_.last_error);
+      } else if (*outcome == kubeclient::EvictionOutcome::kBlockedByDisruptionBudget) {
+        ++stats_.evictions_blocked;
+      } else {
+        ++stats_.evictions;
+        spdlog::info("evicted {} from {} ({}): {}", d.pod, d.node, d.action, d.reason);
+      }
+    }
+  }
+}
+
+void SchedulerService::BindWorker(std::stop_token stop) {
+  for (;;) {
+    BindTask task;
+    {
+      std::unique_lock lock(mu_);
+      bind_ready_.wait(lock, stop, [this] { return !bind_queue_.empty(); });
+      if (bind_queue_.empty()) return;  // stopped with nothing left to do
+      task = std::move(bind_queue_.front());
+      bind_queue_.pop_front();
+    }
+    Bind(task);
+  }
+}
+
+void SchedulerService::Bind(const BindTask& task) {
+  auto slash = task.pod.find('/');
+  kubeclient::ApiStatus bound =
+      client_.Bind(task.pod.substr(0, slash), task.pod.substr(slash + 1), task.uid, task.node);
+  std::lock_guard lock(mu_);
+  if (bound.ok()) {
+    ++stats_.binds;
+    backoff_.erase(task.pod);
+    return;
+  }
+  ++stats_.bind_failures;
+  stats_.last_error = "bind " + task.pod + " to " + task.node + ": " + bound.error().Describe();
+  spdlog::warn("{}", stats_.last_error);
+  cache_.ForgetAssumed(task.pod);
+  Backoff& b = backoff_[task.pod];
+  b.delay = b.delay.count() == 0 ? options_.bind_backoff_initial
+                                 : std::min(b.delay * 2, options_.bind_backoff_max);
+  b.until = std::chrono::steady_clock::now() + b.delay;
+  dirty_ = true;
+  wake_.notify_all();
+}
+
+}  // namespace quotient::service

@@ -1,0 +1,161 @@
+// `quotient scheduler` end to end on the real API server: the binary runs as a process against
+// the harness (fake 8-GPU nodes kept Ready by the fake kubelet); pods of its scheduler name get
+// bound and start running; a gang that cannot fit stays pending; pods of other schedulers are
+// left alone.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cluster.h"
+
+extern char** environ;
+
+namespace quotient::k8s_integration {
+namespace {
+
+using kubeclient::resources::Nodes;
+using kubeclient::resources::Pods;
+
+// The scheduler binary as a child process, its log in the harness's data folder.
+class SchedulerProcess {
+ public:
+  explicit SchedulerProcess(const std::string& name) {
+    std::string log = Harness().data_dir() + "/scheduler-" + name + ".log";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
+    std::vector<std::string> args = {QUOTIENT_BINARY,    "scheduler",
+                                     "--kubeconfig",     Harness().admin_kubeconfig(),
+                                     "--scheduler-name", name};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    EXPECT_EQ(posix_spawn(&pid_, QUOTIENT_BINARY, &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~SchedulerProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      int status = 0;
+      waitpid(pid_, &status, 0);
+    }
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+std::string GpuPod(const std::string& name, const std::string& scheduler, const std::string& queue,
+                   int gpus, const std::string& pod_group = "") {
+  nlohmann::json pod =
+      nlohmann::json::parse(PodJson(name, R"({"kai.scheduler/queue":")" + queue + R"("})"));
+  pod["spec"]["schedulerName"] = scheduler;
+  pod["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = std::to_string(gpus);
+  if (!pod_group.empty()) pod["metadata"]["annotations"]["pod-group-name"] = pod_group;
+  return pod.dump();
+}
+
+std::string NodeOf(kubeclient::Client& client, const std::string& ns, const std::string& pod) {
+  auto p = client.Get(Pods(), ns, pod);
+  return p.ok() ? JsonField(p->json, "spec.nodeName") : "";
+}
+
+TEST(SchedulerE2ETest, BindsPodsOfItsNameKeepsAnOversizedGangPendingAndLeavesOthersAlone) {
+  auto admin = AdminClient();
+  const std::string scheduler = "quotient-e2e";
+  std::string ns = CreateNamespace(*admin, "sched");
+  // Two fake nodes with 8 GPUs each, labelled for this test only.
+  for (const char* node : {"e2e-gpu-1", "e2e-gpu-2"}) {
+    ASSERT_TRUE(admin->Create(Nodes(), "", FakeNodeJson(node)).ok());
+  }
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto n = admin->Get(Nodes(), "", "e2e-gpu-2");
+        return n.ok() && n->json.find(R"("type":"Ready","status":"True")") != std::string::npos;
+      },
+      std::chrono::seconds(30)));
+  nlohmann::json queue = {
+      {"apiVersion", "scheduling.run.ai/v2"},
+      {"kind", "Queue"},
+      {"metadata", {{"name", "e2e-team"}}},
+      {"spec",
+       {{"resources",
+         {{"gpu", {{"quota", 16}, {"limit", -1}, {"overQuotaWeight", 1}}},
+          {"cpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
+          {"memory", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}}}}}}};
+  ASSERT_TRUE(admin->Create(kubeclient::resources::Queues(), "", queue.dump()).ok());
+
+  SchedulerProcess process(scheduler);
+  // Four single-GPU pods and one 8-GPU pod: 12 of 16 GPUs.
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(
+        admin->Create(Pods(), ns, GpuPod("one-" + std::to_string(i), scheduler, "e2e-team", 1))
+            .ok());
+  }
+  ASSERT_TRUE(admin->Create(Pods(), ns, GpuPod("eight", scheduler, "e2e-team", 8)).ok());
+  // A pod of another scheduler: never touched.
+  ASSERT_TRUE(admin->Create(Pods(), ns, GpuPod("foreign", "someone-else", "e2e-team", 1)).ok());
+
+  bool all_bound = WaitFor(
+      [&] {
+        for (const char* p : {"one-0", "one-1", "one-2", "one-3", "eight"}) {
+          if (NodeOf(*admin, ns, p).empty()) return false;
+        }
+        return true;
+      },
+      std::chrono::seconds(60));
+  ASSERT_TRUE(all_bound) << Harness().LogTail();
+  // The 8-GPU pod has a node to itself; the fake kubelet runs what was bound.
+  std::string eight_node = NodeOf(*admin, ns, "eight");
+  for (int i = 0; i < 4; ++i) EXPECT_NE(NodeOf(*admin, ns, "one-" + std::to_string(i)), eight_node);
+  EXPECT_TRUE(WaitFor(
+      [&] { return JsonField(admin->Get(Pods(), ns, "eight")->json, "status.phase") == "Running"; },
+      std::chrono::seconds(30)));
+
+  // A gang of 4 one-GPU pods needs 4 GPUs; 4 are free. A second gang of 4 finds none left.
+  nlohmann::json group = {{"apiVersion", "scheduling.run.ai/v2alpha2"},
+                          {"kind", "PodGroup"},
+                          {"metadata", {{"name", "gang-a"}}},
+                          {"spec", {{"queue", "e2e-team"}, {"minMember", 4}}}};
+  ASSERT_TRUE(admin->Create(kubeclient::resources::PodGroups(), ns, group.dump()).ok());
+  group["metadata"]["name"] = "gang-b";
+  ASSERT_TRUE(admin->Create(kubeclient::resources::PodGroups(), ns, group.dump()).ok());
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(admin
+                    ->Create(Pods(), ns,
+                             GpuPod("a-" + std::to_string(i), scheduler, "e2e-team", 1, "gang-a"))
+                    .ok());
+  }
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        for (int i = 0; i < 4; ++i) {
+          if (NodeOf(*admin, ns, "a-" + std::to_string(i)).empty()) return false;
+        }
+        return true;
+      },
+      std::chrono::seconds(60)));
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(admin
+                    ->Create(Pods(), ns,
+                             GpuPod("b-" + std::to_string(i), scheduler, "e2e-team", 1, "gang-b"))
+                    .ok());
+  }
+  // Several cycles pass (the period is 1 s); none of gang b may be bound — not even part of it.
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(NodeOf(*admin, ns, "b-" + std::to_string(i)), "") << i;
+  EXPECT_EQ(NodeOf(*admin, ns, "foreign"), "");
+
+  ASSERT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", ns).ok());
+  ASSERT_TRUE(admin->Delete(kubeclient::resources::Queues(), "", "e2e-team").ok());
+  for (const char* node : {"e2e-gpu-1", "e2e-gpu-2"})
+    ASSERT_TRUE(admin->Delete(Nodes(), "", node).ok());
+}
+
+}  // namespace
+}  // namespace quotient::k8s_integration
