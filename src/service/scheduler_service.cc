@@ -2,12 +2,17 @@
 
 #include <spdlog/spdlog.h>
 
+#include <set>
+
 #include "scheduler/run.h"
 
 namespace quotient::service {
 
 SchedulerService::SchedulerService(kubeclient::Client& client, ServiceOptions options)
-    : client_(client), options_(std::move(options)), cache_(client) {
+    : client_(client),
+      options_(std::move(options)),
+      cache_(client),
+      status_(client, options_.scheduler_name) {
   cache_.OnChange([this] {
     {
       std::lock_guard lock(mu_);
@@ -21,6 +26,7 @@ SchedulerService::~SchedulerService() {
   for (auto& w : workers_) w.request_stop();
   bind_ready_.notify_all();
   workers_.clear();  // joins
+  status_.Stop();
   cache_.Stop();
 }
 
@@ -35,6 +41,7 @@ void SchedulerService::Run(std::stop_token stop) {
   }
   spdlog::info("scheduler {}: cache synced, scheduling every {} ms", options_.scheduler_name,
                options_.schedule_period.count());
+  status_.Start();
   for (int i = 0; i < options_.bind_workers; ++i) {
     workers_.emplace_back([this](std::stop_token s) { BindWorker(s); });
   }
@@ -55,6 +62,7 @@ void SchedulerService::Run(std::stop_token stop) {
   for (auto& w : workers_) w.request_stop();
   bind_ready_.notify_all();
   workers_.clear();
+  status_.Stop();
   cache_.Stop();
 }
 
@@ -76,6 +84,11 @@ void SchedulerService::RunCycle() {
       }
     }
   }
+  // Which PodGroups asked not to be marked unschedulable (KAI's markUnschedulable: false).
+  std::map<std::string, bool> mark_unschedulable;
+  for (const core::PodGroupObject& group : objects.pod_groups) {
+    mark_unschedulable[group.meta.Key()] = group.mark_unschedulable;
+  }
   scheduler::RunOptions run;
   run.config = options_.config;
   run.scheduler_name = options_.scheduler_name;
@@ -87,6 +100,16 @@ void SchedulerService::RunCycle() {
     ++stats_.cycles;
   }
   if (report.cycles.empty()) return;
+  std::set<std::string> pending;
+  for (const scheduler::PodReport& pod : report.pods) {
+    if (pod.status != "Pending" || pod.reason.empty()) continue;
+    pending.insert(pod.pod);
+    auto group = mark_unschedulable.find(pod.pod_group);
+    bool has_group = group != mark_unschedulable.end();
+    status_.PodPending(pod.pod, cache_.PodUid(pod.pod), has_group ? pod.pod_group : "", pod.reason,
+                       !has_group || group->second);
+  }
+  status_.Retain(pending);
   for (const framework::Decision& d : report.cycles.front().decisions) {
     if (d.kind == framework::DecisionKind::kBind) {
       cache_.AssumeBound(d.pod, d.node);
@@ -107,6 +130,7 @@ void SchedulerService::RunCycle() {
       } else {
         ++stats_.evictions;
         spdlog::info("evicted {} from {} ({}): {}", d.pod, d.node, d.action, d.reason);
+        status_.PodEvicted(d.pod, cache_.PodUid(d.pod), d.action, d.reason);
       }
     }
   }
@@ -134,6 +158,7 @@ void SchedulerService::Bind(const BindTask& task) {
   if (bound.ok()) {
     ++stats_.binds;
     backoff_.erase(task.pod);
+    status_.PodBound(task.pod, task.uid, task.node);
     return;
   }
   ++stats_.bind_failures;

@@ -24,6 +24,7 @@
 #include "framework/config.h"
 #include "kubeclient/client.h"
 #include "service/cluster_cache.h"
+#include "service/status_writer.h"
 
 namespace quotient::service {
 
@@ -75,6 +76,7 @@ class SchedulerService {
   kubeclient::Client& client_;
   ServiceOptions options_;
   ClusterCache cache_;
+  StatusWriter status_;
 
   mutable std::mutex mu_;
   std::condition_variable_any wake_;

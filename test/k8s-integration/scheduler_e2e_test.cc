@@ -150,6 +150,33 @@ TEST(SchedulerE2ETest, BindsPodsOfItsNameKeepsAnOversizedGangPendingAndLeavesOth
   std::this_thread::sleep_for(std::chrono::seconds(4));
   for (int i = 0; i < 4; ++i) EXPECT_EQ(NodeOf(*admin, ns, "b-" + std::to_string(i)), "") << i;
   EXPECT_EQ(NodeOf(*admin, ns, "foreign"), "");
+  // ... and the pods say why, where `kubectl describe` shows it: PodScheduled=False,
+  // Unschedulable, and the pending reason (every GPU of both nodes is taken).
+  std::string condition;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        nlohmann::json pod = nlohmann::json::parse(admin->Get(Pods(), ns, "b-0")->json);
+        for (const auto& c : pod["status"]["conditions"]) {
+          if (c["type"] == "PodScheduled") condition = c.dump();
+        }
+        return condition.find(R"("reason":"Unschedulable")") != std::string::npos;
+      },
+      std::chrono::seconds(20)))
+      << condition;
+  EXPECT_NE(condition.find(R"("status":"False")"), std::string::npos) << condition;
+  EXPECT_NE(condition.find("GPUs"), std::string::npos) << condition;
+  std::printf("pending reason of a gang that does not fit: %s\n", condition.c_str());
+  // Bound pods got a Scheduled event.
+  auto events = admin->List(kubeclient::resources::Events(), ns, {});
+  ASSERT_TRUE(events.ok());
+  bool scheduled_event = false;
+  for (const auto& e : events->items) {
+    if (JsonField(e.json, "reason") == "Scheduled" &&
+        JsonField(e.json, "regarding.name") == "eight") {
+      scheduled_event = true;
+    }
+  }
+  EXPECT_TRUE(scheduled_event);
 
   ASSERT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", ns).ok());
   ASSERT_TRUE(admin->Delete(kubeclient::resources::Queues(), "", "e2e-team").ok());
