@@ -1,12 +1,51 @@
 #include "service/scheduler_service.h"
 
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include <set>
 
 #include "scheduler/run.h"
 
 namespace quotient::service {
+namespace {
+
+// Kubernetes quantity text for one share resource: GPUs and CPU in milli-units ("2", "500m"),
+// memory in bytes.
+std::string QuantityText(core::ShareResource r, core::Quantity q) {
+  if (r == core::ShareResource::kMemory) return std::to_string(q.value());
+  if (q.value() % 1000 == 0) return std::to_string(q.value() / 1000);
+  return std::to_string(q.value()) + "m";
+}
+
+std::string ResourceName(core::ShareResource r) {
+  switch (r) {
+    case core::ShareResource::kGpu:
+      return "nvidia.com/gpu";
+    case core::ShareResource::kCpu:
+      return "cpu";
+    case core::ShareResource::kMemory:
+      return "memory";
+  }
+  return "unknown";
+}
+
+nlohmann::json ResourceList(const core::ShareVector& v) {
+  nlohmann::json list = nlohmann::json::object();
+  for (core::ShareResource r : core::kShareResources) list[ResourceName(r)] = QuantityText(r, v[r]);
+  return list;
+}
+
+}  // namespace
+
+// The Queue status we write: KAI's allocated and requested, and the fair share the cycle
+// computed (ours; KAI keeps it in Prometheus only).
+std::string QueueStatusJson(const scheduler::QueueReport& queue) {
+  nlohmann::json status = {{"allocated", ResourceList(queue.allocated)},
+                           {"requested", ResourceList(queue.requested)},
+                           {"fairShare", ResourceList(queue.fair_share)}};
+  return status.dump();
+}
 
 SchedulerService::SchedulerService(kubeclient::Client& client, ServiceOptions options)
     : client_(client),
@@ -110,6 +149,9 @@ void SchedulerService::RunCycle() {
                        !has_group || group->second);
   }
   status_.Retain(pending);
+  for (const scheduler::QueueReport& queue : report.queues) {
+    status_.QueueStatus(queue.name, QueueStatusJson(queue));
+  }
   for (const framework::Decision& d : report.cycles.front().decisions) {
     if (d.kind == framework::DecisionKind::kBind) {
       cache_.AssumeBound(d.pod, d.node);

@@ -23,6 +23,7 @@
 
 #include "framework/config.h"
 #include "kubeclient/client.h"
+#include "scheduler/run.h"
 #include "service/cluster_cache.h"
 #include "service/status_writer.h"
 
@@ -37,6 +38,9 @@ struct ServiceOptions {
   std::chrono::milliseconds bind_backoff_initial{1000};
   std::chrono::milliseconds bind_backoff_max{60'000};
 };
+
+// The status object written to a Queue after a cycle (JSON text).
+std::string QueueStatusJson(const scheduler::QueueReport& queue);
 
 struct ServiceStats {
   int64_t cycles = 0;

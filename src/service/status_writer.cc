@@ -84,6 +84,17 @@ void StatusWriter::PodEvicted(const std::string& pod, const std::string& uid,
                   "Evicted by " + action + ": " + reason});
 }
 
+void StatusWriter::QueueStatus(const std::string& queue, const std::string& status_json) {
+  std::lock_guard lock(mu_);
+  auto written = written_queues_.find(queue);
+  if (written != written_queues_.end() && written->second == status_json) {
+    queued_queues_.erase(queue);
+    return;
+  }
+  queued_queues_[queue] = status_json;
+  ready_.notify_one();
+}
+
 void StatusWriter::Retain(const std::set<std::string>& still_pending) {
   std::lock_guard lock(mu_);
   std::erase_if(written_, [&](const auto& entry) { return !still_pending.contains(entry.first); });
@@ -92,16 +103,40 @@ void StatusWriter::Retain(const std::set<std::string>& still_pending) {
 void StatusWriter::Loop(std::stop_token stop) {
   for (;;) {
     std::pair<std::string, std::string> next;
+    bool is_queue = false;
     {
       std::unique_lock lock(mu_);
-      ready_.wait(lock, stop, [this] { return !queued_.empty(); });
+      ready_.wait(lock, stop, [this] { return !queued_.empty() || !queued_queues_.empty(); });
       if (stop.stop_requested()) return;
-      auto it = queued_.begin();
+      // Queues first: few, and what a person checks first.
+      auto& source = queued_queues_.empty() ? queued_ : queued_queues_;
+      is_queue = !queued_queues_.empty();
+      auto it = source.begin();
       next = *it;
-      queued_.erase(it);
+      source.erase(it);
     }
-    WritePending(next.first, next.second);
+    if (is_queue) {
+      WriteQueue(next.first, next.second);
+    } else {
+      WritePending(next.first, next.second);
+    }
   }
+}
+
+void StatusWriter::WriteQueue(const std::string& queue, const std::string& status_json) {
+  // A merge patch of the status subresource: our fields replace what they were, others stay.
+  std::string patch = R"({"status":)" + status_json + "}";
+  auto result = client_.Patch(kubeclient::resources::Queues(), "", queue,
+                              kubeclient::PatchType::kMerge, patch, "status");
+  std::lock_guard lock(mu_);
+  if (!result.ok()) {
+    if (!result.Is(kubeclient::ApiReason::kNotFound)) {
+      spdlog::warn("queue {} status: {}", queue, result.error().Describe());
+    }
+    return;
+  }
+  ++patches_;
+  written_queues_[queue] = status_json;
 }
 
 void StatusWriter::WritePending(const std::string& pod, const std::string& message) {

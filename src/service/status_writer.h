@@ -3,7 +3,9 @@
 //     the message (unless its PodGroup says markUnschedulable: false), plus a Warning Event on
 //     its PodGroup (reason Unschedulable) — repeats fold into one Event series;
 //   - a bound pod gets a Normal Event "Scheduled" ("Successfully assigned ns/pod to node");
-//   - an evicted pod gets a Normal Event "Evict" with the action and its reason.
+//   - an evicted pod gets a Normal Event "Evict" with the action and its reason;
+//   - a Queue's status gets allocated, requested (KAI's fields, as resource lists) and fairShare
+//     (ours), so users see the fair share without Prometheus.
 // Status patches are queued per pod, latest wins, and written by one background thread; a pod
 // whose message did not change is not written again.
 #pragma once
@@ -38,6 +40,9 @@ class StatusWriter {
   void PodEvicted(const std::string& pod, const std::string& uid, const std::string& action,
                   const std::string& reason);
 
+  // `status_json` is the Queue's whole status object; written when it differs from the last.
+  void QueueStatus(const std::string& queue, const std::string& status_json);
+
   // Forgets what was written for pods not in `still_pending` (bound, deleted) so the memory
   // stays proportional to the pending pods.
   void Retain(const std::set<std::string>& still_pending);
@@ -48,13 +53,16 @@ class StatusWriter {
  private:
   void Loop(std::stop_token stop);
   void WritePending(const std::string& pod, const std::string& message);
+  void WriteQueue(const std::string& queue, const std::string& status_json);
 
   kubeclient::Client& client_;
   kubeclient::EventRecorder events_;
   mutable std::mutex mu_;
   std::condition_variable_any ready_;
-  std::map<std::string, std::string> queued_;   // pod -> message to write
-  std::map<std::string, std::string> written_;  // pod -> message last written
+  std::map<std::string, std::string> queued_;          // pod -> message to write
+  std::map<std::string, std::string> written_;         // pod -> message last written
+  std::map<std::string, std::string> queued_queues_;   // queue -> status to write
+  std::map<std::string, std::string> written_queues_;  // queue -> status last written
   int64_t patches_ = 0;
   std::jthread thread_;
 };

@@ -140,6 +140,18 @@ TEST(SchedulerE2ETest, BindsPodsOfItsNameKeepsAnOversizedGangPendingAndLeavesOth
         return true;
       },
       std::chrono::seconds(60)));
+  // The queue's status shows what it holds: 4 + 8 + 4 GPUs.
+  std::string queue_status;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        auto q = admin->Get(kubeclient::resources::Queues(), "", "e2e-team");
+        if (!q.ok()) return false;
+        nlohmann::json status = nlohmann::json::parse(q->json)["status"];
+        queue_status = status.dump();
+        return status.contains("allocated") && status["allocated"]["nvidia.com/gpu"] == "16";
+      },
+      std::chrono::seconds(20)))
+      << queue_status;
   for (int i = 0; i < 4; ++i) {
     ASSERT_TRUE(admin
                     ->Create(Pods(), ns,
