@@ -35,20 +35,21 @@ ClusterCache::ClusterCache(kubeclient::Client& client)
   Watch(pod_groups_);
   Watch(priority_classes_);
   // Pods also settle the overlay: once a pod's own state shows a node (or the pod is gone),
-  // the assumption has served its purpose.
+  // the assumption has served its purpose. Only changes that alter the scheduling picture wake
+  // the loop: a pod confirming the node we bound it to, or a bound pod starting to run, does
+  // not (with thousands of binds in flight, each confirmation would otherwise cost a cycle).
   pods_.AddHandlers({[this](const auto& pod) {
-                       {
-                         std::lock_guard lock(mu_);
-                         if (!pod->value.node_name.empty()) assumed_.erase(pod->key);
-                       }
+                       if (SettleAssumption(pod->key, pod->value.node_name)) return;
                        if (notify_) notify_();
                      },
-                     [this](const auto&, const auto& pod) {
-                       {
-                         std::lock_guard lock(mu_);
-                         if (!pod->value.node_name.empty()) assumed_.erase(pod->key);
-                       }
-                       if (notify_) notify_();
+                     [this](const auto& old, const auto& pod) {
+                       bool confirmed = SettleAssumption(pod->key, pod->value.node_name);
+                       bool terminal_now = (pod->value.phase == core::PodPhase::kSucceeded ||
+                                            pod->value.phase == core::PodPhase::kFailed) &&
+                                           pod->value.phase != old->value.phase;
+                       bool pending = pod->value.node_name.empty();
+                       bool moved = old->value.node_name != pod->value.node_name && !confirmed;
+                       if ((pending || moved || terminal_now) && notify_) notify_();
                      },
                      [this](const auto& pod) {
                        {
@@ -65,6 +66,16 @@ void ClusterCache::Watch(kubeclient::Informer<T>& informer) {
     if (notify_) notify_();
   };
   informer.AddHandlers({changed, changed, changed});
+}
+
+bool ClusterCache::SettleAssumption(const std::string& pod, const std::string& node) {
+  if (node.empty()) return false;
+  std::lock_guard lock(mu_);
+  auto it = assumed_.find(pod);
+  if (it == assumed_.end()) return false;
+  bool as_assumed = it->second == node;
+  assumed_.erase(it);
+  return as_assumed;
 }
 
 void ClusterCache::OnChange(std::function<void()> notify) { notify_ = std::move(notify); }
@@ -92,17 +103,24 @@ bool ClusterCache::WaitForSync(std::chrono::milliseconds timeout) {
 }
 
 core::ClusterObjects ClusterCache::Objects() const {
+  // The overlay is copied BEFORE the pods are listed: a bind confirmed in between then shows in
+  // the listed pod (it has its node) or in the copy (the pod does not yet) — never in neither,
+  // which would let the cycle bind the pod a second time.
+  std::map<std::string, std::string> assumed;
+  {
+    std::lock_guard lock(mu_);
+    assumed = assumed_;
+  }
   core::ClusterObjects objects;
   objects.nodes = Values(nodes_);
   objects.pods = Values(pods_);
   objects.queues = Values(queues_);
   objects.pod_groups = Values(pod_groups_);
   objects.priority_classes = Values(priority_classes_);
-  std::lock_guard lock(mu_);
-  if (!assumed_.empty()) {
+  if (!assumed.empty()) {
     for (core::PodObject& pod : objects.pods) {
-      auto it = assumed_.find(pod.meta.Key());
-      if (it != assumed_.end() && pod.node_name.empty()) pod.node_name = it->second;
+      auto it = assumed.find(pod.meta.Key());
+      if (it != assumed.end() && pod.node_name.empty()) pod.node_name = it->second;
     }
   }
   return objects;

@@ -51,6 +51,8 @@ class ClusterCache {
  private:
   template <typename T>
   void Watch(kubeclient::Informer<T>& informer);
+  // A pod now shows `node`: drops its assumption; true when it was bound where we assumed.
+  bool SettleAssumption(const std::string& pod, const std::string& node);
 
   kubeclient::Informer<core::NodeObject> nodes_;
   kubeclient::Informer<core::PodObject> pods_;
