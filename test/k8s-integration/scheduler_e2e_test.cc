@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cluster.h"
@@ -24,31 +26,41 @@ using kubeclient::resources::Pods;
 // The scheduler binary as a child process, its log in the harness's data folder.
 class SchedulerProcess {
  public:
-  explicit SchedulerProcess(const std::string& name) {
-    std::string log = Harness().data_dir() + "/scheduler-" + name + ".log";
+  // `replica` names the log file; `extra` flags are appended (e.g. --leader-elect).
+  explicit SchedulerProcess(const std::string& name, const std::string& replica = "",
+                            const std::vector<std::string>& extra = {}) {
+    log_ = Harness().data_dir() + "/scheduler-" + name + replica + ".log";
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log.c_str(),
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_.c_str(),
                                      O_WRONLY | O_CREAT | O_APPEND, 0644);
     std::vector<std::string> args = {QUOTIENT_BINARY,    "scheduler",
                                      "--kubeconfig",     Harness().admin_kubeconfig(),
                                      "--scheduler-name", name};
+    args.insert(args.end(), extra.begin(), extra.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     EXPECT_EQ(posix_spawn(&pid_, QUOTIENT_BINARY, &actions, nullptr, argv.data(), environ), 0);
     posix_spawn_file_actions_destroy(&actions);
   }
-  ~SchedulerProcess() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int status = 0;
-      waitpid(pid_, &status, 0);
-    }
+  ~SchedulerProcess() { Signal(SIGTERM); }
+  void Signal(int sig) {
+    if (pid_ <= 0) return;
+    kill(pid_, sig);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+  bool LogContains(const std::string& text) const {
+    std::ifstream in(log_);
+    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return all.find(text) != std::string::npos;
   }
 
  private:
   pid_t pid_ = -1;
+  std::string log_;
 };
 
 std::string GpuPod(const std::string& name, const std::string& scheduler, const std::string& queue,
@@ -193,6 +205,79 @@ TEST(SchedulerE2ETest, BindsPodsOfItsNameKeepsAnOversizedGangPendingAndLeavesOth
   ASSERT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", ns).ok());
   ASSERT_TRUE(admin->Delete(kubeclient::resources::Queues(), "", "e2e-team").ok());
   for (const char* node : {"e2e-gpu-1", "e2e-gpu-2"})
+    ASSERT_TRUE(admin->Delete(Nodes(), "", node).ok());
+}
+
+// GPUs requested by the pods bound to each node (from the API server).
+std::map<std::string, int> GpusPerNode(kubeclient::Client& client, const std::string& ns) {
+  std::map<std::string, int> out;
+  auto pods = client.List(Pods(), ns, {});
+  EXPECT_TRUE(pods.ok());
+  if (!pods.ok()) return out;
+  for (const auto& p : pods->items) {
+    nlohmann::json pod = nlohmann::json::parse(p.json);
+    std::string node = pod["spec"].value("nodeName", "");
+    if (node.empty()) continue;
+    out[node] += std::stoi(
+        pod["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"].get<std::string>());
+  }
+  return out;
+}
+
+int BoundCount(kubeclient::Client& client, const std::string& ns) {
+  int bound = 0;
+  for (const auto& [node, gpus] : GpusPerNode(client, ns)) bound += gpus;
+  return bound;
+}
+
+TEST(SchedulerE2ETest, KillingTheLeaderMidRunHandsOverWithoutOverbooking) {
+  auto admin = AdminClient();
+  const std::string scheduler = "quotient-ha";
+  std::string ns = CreateNamespace(*admin, "ha");
+  (void)admin->Create(
+      kubeclient::resources::Namespaces(), "",
+      R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"quotient-system"}})");
+  for (const char* node : {"ha-gpu-1", "ha-gpu-2"})
+    ASSERT_TRUE(admin->Create(Nodes(), "", FakeNodeJson(node)).ok());
+  nlohmann::json queue = {
+      {"apiVersion", "scheduling.run.ai/v2"},
+      {"kind", "Queue"},
+      {"metadata", {{"name", "ha-team"}}},
+      {"spec",
+       {{"resources",
+         {{"gpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
+          {"cpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
+          {"memory", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}}}}}}};
+  ASSERT_TRUE(admin->Create(kubeclient::resources::Queues(), "", queue.dump()).ok());
+  const std::vector<std::string> ha = {"--leader-elect", "--lease-name", "ha-test"};
+  SchedulerProcess a(scheduler, "-a", ha);
+  ASSERT_TRUE(WaitFor([&] { return a.LogContains("leading"); }, std::chrono::seconds(30)));
+  SchedulerProcess b(scheduler, "-b", ha);
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_TRUE(
+        admin->Create(Pods(), ns, GpuPod("p-" + std::to_string(i), scheduler, "ha-team", 1)).ok());
+  }
+  ASSERT_TRUE(WaitFor([&] { return BoundCount(*admin, ns) == 6; }, std::chrono::seconds(30)));
+  EXPECT_FALSE(b.LogContains("leading"));
+
+  a.Signal(SIGKILL);  // no release: b must wait out the lease, then take over
+  // More than fits: 6 + 14 = 20 GPUs asked of 16.
+  for (int i = 6; i < 20; ++i) {
+    ASSERT_TRUE(
+        admin->Create(Pods(), ns, GpuPod("p-" + std::to_string(i), scheduler, "ha-team", 1)).ok());
+  }
+  ASSERT_TRUE(WaitFor([&] { return BoundCount(*admin, ns) == 16; }, std::chrono::seconds(60)));
+  EXPECT_TRUE(b.LogContains("leading"));
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // a few more cycles
+  // Nothing overbooked: each node holds at most its 8 GPUs, and no more than 16 were bound.
+  std::map<std::string, int> per_node = GpusPerNode(*admin, ns);
+  EXPECT_EQ(per_node["ha-gpu-1"], 8);
+  EXPECT_EQ(per_node["ha-gpu-2"], 8);
+  EXPECT_EQ(BoundCount(*admin, ns), 16);
+
+  ASSERT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", ns).ok());
+  ASSERT_TRUE(admin->Delete(kubeclient::resources::Queues(), "", "ha-team").ok());
+  for (const char* node : {"ha-gpu-1", "ha-gpu-2"})
     ASSERT_TRUE(admin->Delete(Nodes(), "", node).ok());
 }
 
