@@ -281,5 +281,52 @@ TEST(SchedulerE2ETest, KillingTheLeaderMidRunHandsOverWithoutOverbooking) {
     ASSERT_TRUE(admin->Delete(Nodes(), "", node).ok());
 }
 
+TEST(SchedulerE2ETest, RestartingTheApiServerMidRunLosesNothing) {
+  auto admin = AdminClient();
+  const std::string scheduler = "quotient-restart";
+  std::string ns = CreateNamespace(*admin, "apirestart");
+  for (const char* node : {"rs-gpu-1", "rs-gpu-2"})
+    ASSERT_TRUE(admin->Create(Nodes(), "", FakeNodeJson(node)).ok());
+  nlohmann::json queue = {
+      {"apiVersion", "scheduling.run.ai/v2"},
+      {"kind", "Queue"},
+      {"metadata", {{"name", "rs-team"}}},
+      {"spec",
+       {{"resources",
+         {{"gpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
+          {"cpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
+          {"memory", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}}}}}}};
+  ASSERT_TRUE(admin->Create(kubeclient::resources::Queues(), "", queue.dump()).ok());
+  SchedulerProcess process(scheduler);
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(
+        admin->Create(Pods(), ns, GpuPod("p-" + std::to_string(i), scheduler, "rs-team", 2)).ok());
+  }
+  ASSERT_TRUE(WaitFor([&] { return BoundCount(*admin, ns) == 10; }, std::chrono::seconds(30)));
+
+  Status restarted = Harness().Restart();  // every watch of the scheduler breaks
+  ASSERT_TRUE(restarted.ok()) << restarted.message();
+  admin = AdminClient();
+  // After the restart: one pod gone (its GPUs free again), four more asking 2 GPUs each.
+  kubeclient::DeleteOptions now;
+  now.grace_period_seconds = 0;
+  ASSERT_TRUE(admin->Delete(Pods(), ns, "p-0", now).ok());
+  for (int i = 5; i < 9; ++i) {
+    ASSERT_TRUE(
+        admin->Create(Pods(), ns, GpuPod("p-" + std::to_string(i), scheduler, "rs-team", 2)).ok());
+  }
+  // 8 pods x 2 GPUs = 16: everything fits exactly, once the scheduler has seen the deletion.
+  ASSERT_TRUE(WaitFor([&] { return BoundCount(*admin, ns) == 16; }, std::chrono::seconds(60)))
+      << "bound GPUs: " << BoundCount(*admin, ns);
+  std::map<std::string, int> per_node = GpusPerNode(*admin, ns);
+  EXPECT_EQ(per_node["rs-gpu-1"], 8);
+  EXPECT_EQ(per_node["rs-gpu-2"], 8);
+
+  ASSERT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", ns).ok());
+  ASSERT_TRUE(admin->Delete(kubeclient::resources::Queues(), "", "rs-team").ok());
+  for (const char* node : {"rs-gpu-1", "rs-gpu-2"})
+    ASSERT_TRUE(admin->Delete(Nodes(), "", node).ok());
+}
+
 }  // namespace
 }  // namespace quotient::k8s_integration
