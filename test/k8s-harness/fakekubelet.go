@@ -1,6 +1,7 @@
 package main
 
-// A fake kubelet for nodes that have no real one (docs: k8s-integration.md §1.8). It manages
+// A fake kubelet for nodes that have no real one (docs: k8s-integration.md §1.8), the fallback
+// to kwok (--node-simulator=fake; kwok.go is the default). It manages
 // the Nodes annotated kwok.x-k8s.io/node=fake (kwok's annotation, so manifests written for kwok
 // work unchanged) and the pods bound to them:
 //   - Node: the standard kubelet conditions (Ready=True, Memory/Disk/PIDPressure=False), an
@@ -8,8 +9,8 @@ package main
 //     condition types are left alone (strategic merge by type). Heartbeat every 60 s, and a
 //     kube-node-lease Lease renewed every 10 s, as a kubelet does.
 //   - Pods: see fakepods.go.
-// Sharing kwok's annotation but not its code: kwok v0.8.0 is on the module proxy, but its stage
-// engine (jq/CEL expressions, sprig templates, ~20 more modules) is much more than these rules.
+// With kwok as the node simulator it runs as a reaper only (reaperOnly): it deletes terminating
+// pods bound to a node that no longer exists, which kwok leaves alone.
 
 import (
 	"context"
@@ -71,6 +72,8 @@ type fakeKubelet struct {
 	leases map[string]*coordinationv1.Lease
 	// badDelay remembers pods whose delay annotation was already reported as invalid.
 	badDelay sync.Map
+	// reaperOnly: manage no node; only delete terminating pods whose node is gone.
+	reaperOnly bool
 }
 
 func isFakeNode(n *corev1.Node) bool {
@@ -78,7 +81,7 @@ func isFakeNode(n *corev1.Node) bool {
 }
 
 // startFakeKubelet starts the informers and workers and returns once the caches are synced.
-func startFakeKubelet(ctx context.Context, client kubernetes.Interface) error {
+func startFakeKubelet(ctx context.Context, client kubernetes.Interface, reaperOnly bool) error {
 	nodeFactory := informers.NewSharedInformerFactory(client, 0)
 	// Only bound pods matter; the field selector keeps pending unscheduled pods out of the cache.
 	podFactory := informers.NewSharedInformerFactoryWithOptions(client, 0,
@@ -99,7 +102,8 @@ func startFakeKubelet(ctx context.Context, client kubernetes.Interface) error {
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "harness_fake_kubelet_nodes"}),
 		podQueue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "harness_fake_kubelet_pods"}),
-		leases: map[string]*coordinationv1.Lease{},
+		leases:     map[string]*coordinationv1.Lease{},
+		reaperOnly: reaperOnly,
 	}
 	nodeInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { k.nodeChanged(nil, obj.(*corev1.Node)) },
@@ -111,7 +115,9 @@ func startFakeKubelet(ctx context.Context, client kubernetes.Interface) error {
 				obj = t.Obj
 			}
 			if n, ok := obj.(*corev1.Node); ok {
-				k.nodeQueue.Add(n.Name) // drops its Lease from the map
+				if !k.reaperOnly {
+					k.nodeQueue.Add(n.Name) // drops its Lease from the map
+				}
 				k.enqueuePodsOn(n.Name) // terminating pods of a deleted node go too
 			}
 		},
@@ -142,11 +148,14 @@ func startFakeKubelet(ctx context.Context, client kubernetes.Interface) error {
 		k.nodeQueue.ShutDown()
 		k.podQueue.ShutDown()
 	}()
-	// One node worker: nodes are few, and it keeps the lease map single-threaded.
-	go runWorker(k.nodeQueue, func(name string) error { return k.syncNode(ctx, name) })
 	for range 4 {
 		go runWorker(k.podQueue, func(key string) error { return k.syncPod(ctx, key) })
 	}
+	if reaperOnly {
+		return nil
+	}
+	// One node worker: nodes are few, and it keeps the lease map single-threaded.
+	go runWorker(k.nodeQueue, func(name string) error { return k.syncNode(ctx, name) })
 	// Periodic pass for Lease renewal and heartbeats.
 	go func() {
 		ticker := time.NewTicker(leaseRenewInterval)
@@ -187,7 +196,7 @@ func runWorker(q workqueue.TypedRateLimitingInterface[string], sync func(string)
 }
 
 func (k *fakeKubelet) nodeChanged(old, n *corev1.Node) {
-	if !isFakeNode(n) && !isFakeNode(old) {
+	if k.reaperOnly || (!isFakeNode(n) && !isFakeNode(old)) {
 		return
 	}
 	k.nodeQueue.Add(n.Name)

@@ -44,7 +44,7 @@ func (k *fakeKubelet) syncPod(ctx context.Context, key string) error {
 	}
 	node, err := k.nodes.Get(pod.Spec.NodeName)
 	nodeGone := apierrors.IsNotFound(err)
-	if !nodeGone && (err != nil || !isFakeNode(node)) {
+	if !nodeGone && (k.reaperOnly || err != nil || !isFakeNode(node)) {
 		return nil // not ours; a node event re-queues the pod if its node becomes managed
 	}
 	pods := k.client.CoreV1().Pods(ns)

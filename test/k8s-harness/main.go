@@ -1,14 +1,17 @@
 // k8s-harness: a real Kubernetes control plane in one process for Quotient's integration tests —
 // an embedded etcd, the real kube-apiserver (RBAC, client-certificate and static-token
 // authentication) on 127.0.0.1 with Quotient's CRDs installed, a subset of the
-// kube-controller-manager controllers (controllers.go) and a fake kubelet for annotated Nodes
-// (fakekubelet.go). It prints
+// kube-controller-manager controllers (controllers.go) and a node simulator for Nodes annotated
+// kwok.x-k8s.io/node=fake: by default kwok's controller (sigs.k8s.io/kwok v0.8.0) in-process
+// (kwok.go), with the fake kubelet's reaper for pods of deleted nodes alongside; or, with
+// --node-simulator=fake, the harness's own fake kubelet (fakekubelet.go, fakepods.go); or none.
+// It prints
 //
 //	READY <admin kubeconfig> <apiserver port> <control port>
 //
-// once the API server answers /readyz, the CRDs are Established and the controllers and the fake
-// kubelet are running, and runs until SIGTERM/SIGINT (then exits 0). Restarting with the same
-// --dir keeps etcd's data, the PKI and the ports (ports.json).
+// once the API server answers /readyz, the CRDs are Established and the controllers and the
+// node simulator are running, and runs until SIGTERM/SIGINT (then exits 0). Restarting with the
+// same --dir keeps etcd's data, the PKI and the ports (ports.json).
 package main
 
 import (
@@ -19,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -39,8 +43,15 @@ type options struct {
 	dir, crds     string
 	apiserverArgs stringList
 	controllers   string
-	fakeKubelet   bool
+	nodeSimulator string        // kwok, fake or none
+	kwokHeartbeat time.Duration // 0: kwok's own (600–610 s)
 }
+
+const (
+	simKwok = "kwok"
+	simFake = "fake"
+	simNone = "none"
+)
 
 func main() {
 	var o options
@@ -48,8 +59,33 @@ func main() {
 	flag.StringVar(&o.crds, "crds", "", "directory of CustomResourceDefinition YAML files to install")
 	flag.Var(&o.apiserverArgs, "apiserver-arg", "extra kube-apiserver flag, e.g. --apiserver-arg=--watch-cache=false (repeatable; wins over the harness's own)")
 	flag.StringVar(&o.controllers, "controllers", defaultControllers, "kube-controller-manager controllers to run (its --controllers syntax); empty: none")
-	flag.BoolVar(&o.fakeKubelet, "fake-kubelet", true, "run the fake kubelet for nodes annotated "+fakeNodeAnnotation+"="+fakeNodeValue)
+	flag.StringVar(&o.nodeSimulator, "node-simulator", simKwok, "what plays the kubelet of nodes annotated "+
+		fakeNodeAnnotation+"="+fakeNodeValue+": kwok (kwok's controller in-process), fake (the harness's own fake kubelet) or none")
+	fakeKubelet := "" // --fake-kubelet, deprecated: true = fake, false = none
+	flag.BoolFunc("fake-kubelet", "deprecated: --fake-kubelet=true is --node-simulator=fake, --fake-kubelet=false is --node-simulator=none",
+		func(v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return err
+			}
+			fakeKubelet = map[bool]string{true: simFake, false: simNone}[b]
+			return nil
+		})
+	flag.DurationVar(&o.kwokHeartbeat, "kwok-heartbeat", 0, "interval of kwok's node status heartbeat; 0: kwok's (600–610 s; the node Leases, renewed every 10 s, keep nodes Ready)")
 	flag.Parse()
+	if fakeKubelet != "" {
+		simulatorSet := false
+		flag.Visit(func(f *flag.Flag) { simulatorSet = simulatorSet || f.Name == "node-simulator" })
+		if simulatorSet && o.nodeSimulator != fakeKubelet {
+			fmt.Fprintf(os.Stderr, "k8s-harness: --fake-kubelet means --node-simulator=%s, not %s\n", fakeKubelet, o.nodeSimulator)
+			os.Exit(2)
+		}
+		o.nodeSimulator = fakeKubelet
+	}
+	if o.nodeSimulator != simKwok && o.nodeSimulator != simFake && o.nodeSimulator != simNone {
+		fmt.Fprintf(os.Stderr, "k8s-harness: --node-simulator=%s: want kwok, fake or none\n", o.nodeSimulator)
+		os.Exit(2)
+	}
 	if err := run(o); err != nil && !errors.Is(err, context.Canceled) { // Canceled: SIGTERM while starting
 		fmt.Fprintln(os.Stderr, "k8s-harness:", err)
 		os.Exit(1)
@@ -153,8 +189,20 @@ func run(o options) error {
 			return err
 		}
 	}
-	if o.fakeKubelet {
-		if err := startFakeKubelet(compCtx, client); err != nil {
+	switch o.nodeSimulator {
+	case simFake:
+		if err := startFakeKubelet(compCtx, client, false); err != nil {
+			shutdown()
+			return err
+		}
+	case simKwok:
+		if err := startKwok(compCtx, admin, o.kwokHeartbeat); err != nil {
+			shutdown()
+			return fmt.Errorf("kwok: %w", err)
+		}
+		// kwok leaves pods of deleted nodes alone; without this, deleting a namespace whose
+		// pods were on a deleted fake node would wait for pod GC.
+		if err := startFakeKubelet(compCtx, client, true); err != nil {
 			shutdown()
 			return err
 		}
