@@ -4,7 +4,7 @@
 //
 //   scheduler_throughput_benchmark [--nodes 500] [--pods 5000] [--workers 16]
 //
-//   1. the harness (etcd + kube-apiserver + controllers + fake kubelet) with N fake nodes
+//   1. the harness (etcd + kube-apiserver + controllers + node simulator) with N fake nodes
 //      (64 CPUs, 512 GiB, 8 GPUs) and one queue;
 //   2. plain client: P pods of another scheduler name, then P bindings from `workers` threads,
 //      round robin over the nodes; rate = P / time of the bindings;

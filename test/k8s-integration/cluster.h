@@ -31,7 +31,7 @@ bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeou
 
 // A minimal pod JSON (one container, optional node, labels as a JSON object text).
 std::string PodJson(const std::string& name, const std::string& labels_json = "{}");
-// A fake node the harness's fake kubelet keeps Ready.
+// A fake node the harness's node simulator (kwok) keeps Ready.
 std::string FakeNodeJson(const std::string& name);
 
 // A JSON string field of an object's text: path "status.phase" (objects only, no arrays).

@@ -1,5 +1,5 @@
 // Starts and stops the test control plane (test/k8s-harness: etcd + kube-apiserver + controllers
-// + fake kubelet) as a child process, reads its READY line, and can restart it on the same data
+// + kwok simulating nodes) as a child process, reads its READY line, and can restart it on the same data
 // directory (same port, same data) or ask it to compact etcd (to provoke 410 Gone).
 #pragma once
 

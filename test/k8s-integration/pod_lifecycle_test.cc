@@ -1,5 +1,5 @@
 // Binding and eviction through the pod subresources, against the real API server with the
-// harness's fake kubelet (bound pods start running; deleted pods go away) and the disruption
+// harness's node simulator, kwok (bound pods start running; deleted pods go away) and the disruption
 // controller (PodDisruptionBudget status).
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // `quotient scheduler` end to end on the real API server: the binary runs as a process against
-// the harness (fake 8-GPU nodes kept Ready by the fake kubelet); pods of its scheduler name get
+// the harness (fake 8-GPU nodes kept Ready by the harness's node simulator); pods of its scheduler name get
 // bound and start running; a gang that cannot fit stays pending; pods of other schedulers are
 // left alone.
 #include <fcntl.h>
@@ -123,7 +123,7 @@ TEST(SchedulerE2ETest, BindsPodsOfItsNameKeepsAnOversizedGangPendingAndLeavesOth
       },
       std::chrono::seconds(60));
   ASSERT_TRUE(all_bound) << Harness().LogTail();
-  // The 8-GPU pod has a node to itself; the fake kubelet runs what was bound.
+  // The 8-GPU pod has a node to itself; the node simulator runs what was bound.
   std::string eight_node = NodeOf(*admin, ns, "eight");
   for (int i = 0; i < 4; ++i) EXPECT_NE(NodeOf(*admin, ns, "one-" + std::to_string(i)), eight_node);
   EXPECT_TRUE(WaitFor(

@@ -135,7 +135,7 @@ TEST(WritesTest, NodeConditionPatchLeavesOtherConditionsUntouched) {
   auto admin = AdminClient();
   const std::string node = "fake-conditions-node";
   ASSERT_TRUE(admin->Create(Nodes(), "", FakeNodeJson(node)).ok());
-  // The fake kubelet reports Ready; wait for it so there is someone else's condition to keep.
+  // The node simulator reports Ready; wait for it so there is someone else's condition to keep.
   ASSERT_TRUE(WaitFor(
       [&] {
         return admin->Get(Nodes(), "", node)->json.find(R"("type":"Ready")") != std::string::npos;
