@@ -1,6 +1,6 @@
 // Starts and stops the test control plane (test/k8s-harness: etcd + kube-apiserver + controllers
-// + kwok simulating nodes) as a child process, reads its READY line, and can restart it on the same data
-// directory (same port, same data) or ask it to compact etcd (to provoke 410 Gone).
+// + kwok simulating nodes) as a child process, reads its READY line, and can restart it on the same
+// data directory (same port, same data) or ask it to compact etcd (to provoke 410 Gone).
 #pragma once
 
 #include <sys/types.h>

@@ -1,6 +1,6 @@
 // Binding and eviction through the pod subresources, against the real API server with the
-// harness's node simulator, kwok (bound pods start running; deleted pods go away) and the disruption
-// controller (PodDisruptionBudget status).
+// harness's node simulator, kwok (bound pods start running; deleted pods go away) and the
+// disruption controller (PodDisruptionBudget status).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // `quotient scheduler` end to end on the real API server: the binary runs as a process against
-// the harness (fake 8-GPU nodes kept Ready by the harness's node simulator); pods of its scheduler name get
-// bound and start running; a gang that cannot fit stays pending; pods of other schedulers are
-// left alone.
+// the harness (fake 8-GPU nodes kept Ready by the harness's node simulator); pods of its scheduler
+// name get bound and start running; a gang that cannot fit stays pending; pods of other schedulers
+// are left alone.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
