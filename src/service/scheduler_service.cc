@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "core/time_text.h"
 #include "scheduler/run.h"
 
 namespace quotient::service {
@@ -162,6 +163,19 @@ void SchedulerService::RunCycle() {
       auto slash = d.pod.find('/');
       std::string ns = d.pod.substr(0, slash);
       std::string name = d.pod.substr(slash + 1);
+      // KAI marks the pod before it goes: DisruptionTarget=True, PreemptionByScheduler, with the
+      // reason, so whoever watches the pod (a Job controller, a user) sees why it ends.
+      nlohmann::json condition = {
+          {"status",
+           {{"conditions",
+             {{{"type", "DisruptionTarget"},
+               {"status", "True"},
+               {"reason", "PreemptionByScheduler"},
+               {"message", d.reason},
+               {"lastTransitionTime", core::FormatRfc3339(std::chrono::floor<std::chrono::seconds>(
+                                          std::chrono::system_clock::now()))}}}}}}};
+      (void)client_.Patch(kubeclient::resources::Pods(), ns, name,
+                          kubeclient::PatchType::kStrategicMerge, condition.dump(), "status");
       auto outcome = client_.Evict(ns, name, cache_.PodUid(d.pod));
       std::lock_guard lock(mu_);
       if (!outcome.ok()) {

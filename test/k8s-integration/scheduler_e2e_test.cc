@@ -328,5 +328,73 @@ TEST(SchedulerE2ETest, RestartingTheApiServerMidRunLosesNothing) {
     ASSERT_TRUE(admin->Delete(Nodes(), "", node).ok());
 }
 
+nlohmann::json QueueJson(const std::string& name, int gpu_quota) {
+  return {{"apiVersion", "scheduling.run.ai/v2"},
+          {"kind", "Queue"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"resources",
+             {{"gpu", {{"quota", gpu_quota}, {"limit", -1}, {"overQuotaWeight", 1}}},
+              {"cpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
+              {"memory", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}}}}}}};
+}
+
+TEST(SchedulerE2ETest, AQueueUnderItsQuotaReclaimsFromOneOverItAndSaysWhy) {
+  auto admin = AdminClient();
+  const std::string scheduler = "quotient-reclaim";
+  std::string ns = CreateNamespace(*admin, "reclaim");
+  for (const char* node : {"rc-gpu-1", "rc-gpu-2"})
+    ASSERT_TRUE(admin->Create(Nodes(), "", FakeNodeJson(node)).ok());
+  // Two queues with 8 GPUs of quota each; "rc-over" first takes all 16.
+  ASSERT_TRUE(
+      admin->Create(kubeclient::resources::Queues(), "", QueueJson("rc-under", 8).dump()).ok());
+  ASSERT_TRUE(
+      admin->Create(kubeclient::resources::Queues(), "", QueueJson("rc-over", 8).dump()).ok());
+  SchedulerProcess process(scheduler);
+  for (int i = 0; i < 16; ++i) {
+    ASSERT_TRUE(
+        admin->Create(Pods(), ns, GpuPod("over-" + std::to_string(i), scheduler, "rc-over", 1))
+            .ok());
+  }
+  ASSERT_TRUE(WaitFor([&] { return BoundCount(*admin, ns) == 16; }, std::chrono::seconds(60)));
+  // The other queue asks for its quota: reclaim takes 8 GPUs back from the queue over its own.
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_TRUE(
+        admin->Create(Pods(), ns, GpuPod("under-" + std::to_string(i), scheduler, "rc-under", 1))
+            .ok());
+  }
+  auto bound_of = [&](const std::string& prefix) {
+    int n = 0;
+    auto pods = admin->List(Pods(), ns, {});
+    for (const auto& p : pods->items) {
+      if (p.name.rfind(prefix, 0) == 0 && !JsonField(p.json, "spec.nodeName").empty()) ++n;
+    }
+    return n;
+  };
+  ASSERT_TRUE(WaitFor([&] { return bound_of("under-") == 8; }, std::chrono::seconds(90)))
+      << "under: " << bound_of("under-") << " over: " << bound_of("over-");
+  EXPECT_EQ(bound_of("over-"), 8);
+  // Each eviction is explained in an Event on the evicted pod.
+  auto events = admin->List(kubeclient::resources::Events(), ns, {});
+  ASSERT_TRUE(events.ok());
+  int evict_events = 0;
+  std::string example;
+  for (const auto& e : events->items) {
+    if (JsonField(e.json, "reason") != "Evict") continue;
+    ++evict_events;
+    example = JsonField(e.json, "note");
+  }
+  EXPECT_EQ(evict_events, 8);
+  EXPECT_NE(example.find("was preempted by workload"), std::string::npos) << example;
+  EXPECT_NE(example.find("rc-over uses"), std::string::npos) << example;
+  std::printf("eviction explained: %s\n", example.c_str());
+
+  ASSERT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", ns).ok());
+  for (const char* q : {"rc-under", "rc-over"})
+    ASSERT_TRUE(admin->Delete(kubeclient::resources::Queues(), "", q).ok());
+  for (const char* node : {"rc-gpu-1", "rc-gpu-2"})
+    ASSERT_TRUE(admin->Delete(Nodes(), "", node).ok());
+}
+
 }  // namespace
 }  // namespace quotient::k8s_integration
