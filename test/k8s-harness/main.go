@@ -96,6 +96,17 @@ func run(o options) error {
 	start := time.Now()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A test binary that crashes cannot send SIGTERM; when our parent goes away (we are
+	// re-parented), shut down as if it had, so no control plane outlives its test run.
+	go func(parent int) {
+		for range time.Tick(time.Second) {
+			if os.Getppid() != parent {
+				fmt.Fprintln(os.Stderr, "k8s-harness: parent process gone, shutting down")
+				stop()
+				return
+			}
+		}
+	}(os.Getppid())
 	dir := o.dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "k8s-harness-")
