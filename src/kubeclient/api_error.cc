@@ -1,13 +1,13 @@
 #include "kubeclient/api_error.h"
 
-#include <simdjson.h>
+#include <charconv>
 
 #include <algorithm>
 
+#include "kube/value.h"
+
 namespace quotient::kubeclient {
 namespace {
-
-namespace od = simdjson::ondemand;
 
 ApiReason ReasonForCode(int32_t code) {
   switch (code) {
@@ -63,58 +63,27 @@ std::string Truncated(std::string_view text) {
 
 // Reads a metav1.Status body into `error`; false when the body is not one.
 bool ReadStatus(std::string_view body, ApiError& error) {
-  od::parser parser;
-  simdjson::padded_string padded(body);
-  od::document doc;
-  od::object top;
-  if (parser.iterate(padded).get(doc) != simdjson::SUCCESS) return false;
-  if (doc.get_object().get(top) != simdjson::SUCCESS) return false;
-  bool is_status = false;
-  for (auto field : top) {
-    std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS) return false;
-    std::string_view text;
-    if (key == "kind") {
-      is_status = field.value().get_string().get(text) == simdjson::SUCCESS && text == "Status";
-    } else if (key == "reason") {
-      if (field.value().get_string().get(text) == simdjson::SUCCESS) error.status_reason = text;
-    } else if (key == "message") {
-      if (field.value().get_string().get(text) == simdjson::SUCCESS) error.message = text;
-    } else if (key == "details") {
-      od::object details;
-      if (field.value().get_object().get(details) != simdjson::SUCCESS) continue;
-      for (auto detail : details) {
-        std::string_view detail_key;
-        if (detail.unescaped_key().get(detail_key) != simdjson::SUCCESS) return false;
-        if (detail_key == "retryAfterSeconds") {
-          int64_t seconds = 0;
-          if (detail.value().get_int64().get(seconds) == simdjson::SUCCESS &&
-              error.retry_after_seconds == 0) {
-            error.retry_after_seconds = seconds;
-          }
-        } else if (detail_key == "causes") {
-          od::array causes;
-          if (detail.value().get_array().get(causes) != simdjson::SUCCESS) continue;
-          for (auto cause_value : causes) {
-            od::object cause_object;
-            if (cause_value.get_object().get(cause_object) != simdjson::SUCCESS) continue;
-            StatusCause cause;
-            for (auto cause_field : cause_object) {
-              std::string_view cause_key;
-              std::string_view cause_text;
-              if (cause_field.unescaped_key().get(cause_key) != simdjson::SUCCESS) return false;
-              if (cause_field.value().get_string().get(cause_text) != simdjson::SUCCESS) continue;
-              if (cause_key == "reason") cause.reason = cause_text;
-              if (cause_key == "message") cause.message = cause_text;
-              if (cause_key == "field") cause.field = cause_text;
-            }
-            error.causes.push_back(std::move(cause));
-          }
-        }
-      }
+  Result<kube::Value> status = kube::ParseJson(body);
+  if (!status.ok() || !status->is_mapping()) return false;
+  const kube::Value* kind = status->Find("kind");
+  if (kind == nullptr || kind->text() != "Status") return false;
+  auto text = [](const kube::Value* v) { return v != nullptr ? v->text() : std::string(); };
+  error.status_reason = text(status->Find("reason"));
+  error.message = text(status->Find("message"));
+  const kube::Value* details = status->Find("details");
+  if (details == nullptr) return true;
+  if (const kube::Value* seconds = details->Find("retryAfterSeconds");
+      seconds != nullptr && error.retry_after_seconds == 0) {
+    std::from_chars(seconds->text().data(), seconds->text().data() + seconds->text().size(),
+                    error.retry_after_seconds);
+  }
+  if (const kube::Value* causes = details->Find("causes")) {
+    for (const kube::Value& c : causes->items()) {
+      error.causes.push_back(
+          {text(c.Find("reason")), text(c.Find("message")), text(c.Find("field"))});
     }
   }
-  return is_status;
+  return true;
 }
 
 }  // namespace

@@ -5,20 +5,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <simdjson.h>
 #include <array>
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "core/time_text.h"
+#include "kube/value.h"
 
 extern char** environ;
 
 namespace quotient::kubeclient {
 namespace {
-
-namespace od = simdjson::ondemand;
 
 // client-go re-reads BearerTokenFile once a minute (transport/token_source.go).
 constexpr std::chrono::minutes kTokenFileRefresh{1};
@@ -47,58 +45,35 @@ std::string ReadAll(int fd) {
 
 Result<ExecCredential> ParseExecCredential(std::string_view json) {
   using R = Result<ExecCredential>;
-  od::parser parser;
-  simdjson::padded_string padded(json);
-  od::document doc;
-  od::object top;
-  if (parser.iterate(padded).get(doc) != simdjson::SUCCESS ||
-      doc.get_object().get(top) != simdjson::SUCCESS) {
-    return R::Error("ExecCredential: not a JSON object");
+  Result<kube::Value> doc = kube::ParseJson(json);
+  if (!doc.ok() || !doc->is_mapping()) return R::Error("ExecCredential: not a JSON object");
+  const kube::Value* kind = doc->Find("kind");
+  if (kind == nullptr || kind->text() != "ExecCredential") {
+    return R::Error("ExecCredential: kind: expected ExecCredential");
   }
+  const kube::Value* status = doc->Find("status");
+  if (status == nullptr) return R::Error("ExecCredential: status: missing");
+  if (!status->is_mapping()) return R::Error("ExecCredential: status: expected an object");
   ExecCredential credential;
-  std::string kind;
-  bool has_status = false;
-  for (auto field : top) {
-    std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
-      return R::Error("ExecCredential: bad key");
-    if (key == "kind") {
-      std::string_view text;
-      if (field.value().get_string().get(text) == simdjson::SUCCESS) kind = text;
-    } else if (key == "status") {
-      od::object status;
-      if (field.value().get_object().get(status) != simdjson::SUCCESS) {
-        return R::Error("ExecCredential: status: expected an object");
-      }
-      has_status = true;
-      for (auto s : status) {
-        std::string_view skey;
-        std::string_view text;
-        if (s.unescaped_key().get(skey) != simdjson::SUCCESS)
-          return R::Error("ExecCredential: bad key");
-        if (s.value().get_string().get(text) != simdjson::SUCCESS) {
-          return R::Error("ExecCredential: status." + std::string(skey) + ": expected a string");
-        }
-        if (skey == "token") {
-          credential.token = text;
-        } else if (skey == "clientCertificateData") {
-          credential.client_cert_pem = text;
-        } else if (skey == "clientKeyData") {
-          credential.client_key_pem = text;
-        } else if (skey == "expirationTimestamp") {
-          Result<core::Time> t = core::ParseRfc3339(text);
-          if (!t.ok()) {
-            return R::Error("ExecCredential: status.expirationTimestamp: " + t.message());
-          }
-          credential.expires = std::chrono::system_clock::time_point(
-              std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                  t->time_since_epoch()));
-        }
-      }
+  for (size_t i = 0; i < status->size(); ++i) {
+    const std::string& key = status->keys()[i];
+    const kube::Value& value = status->items()[i];
+    if (value.type() != kube::Value::Type::kString) {
+      return R::Error("ExecCredential: status." + key + ": expected a string");
+    }
+    if (key == "token") {
+      credential.token = value.text();
+    } else if (key == "clientCertificateData") {
+      credential.client_cert_pem = value.text();
+    } else if (key == "clientKeyData") {
+      credential.client_key_pem = value.text();
+    } else if (key == "expirationTimestamp") {
+      Result<core::Time> t = core::ParseRfc3339(value.text());
+      if (!t.ok()) return R::Error("ExecCredential: status.expirationTimestamp: " + t.message());
+      credential.expires = std::chrono::system_clock::time_point(
+          std::chrono::duration_cast<std::chrono::system_clock::duration>(t->time_since_epoch()));
     }
   }
-  if (kind != "ExecCredential") return R::Error("ExecCredential: kind: expected ExecCredential");
-  if (!has_status) return R::Error("ExecCredential: status: missing");
   if (credential.token.empty() && credential.client_cert_pem.empty()) {
     return R::Error("ExecCredential: status: neither token nor clientCertificateData");
   }

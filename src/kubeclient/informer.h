@@ -4,7 +4,8 @@
 //
 // Objects are decoded once, on arrival, into the caller's own compact type T ("transform on
 // ingest": no raw JSON kept unless T keeps it). An object that cannot be decoded is left out
-// of the cache and counted, with the error naming it, in DecodeErrors(); it never stops the
+// of the cache, its error (naming it) handed to the decode-error handler and kept among the
+// last 100 in DecodeErrors(); it never stops the
 // stream.
 //
 // A relist (after 410) replaces the content: objects that vanished are reported deleted, objects
@@ -107,6 +108,11 @@ class Informer : public DeltaSink {
     return sync_cv_.wait_for(lock, timeout, [this] { return synced_.load(); });
   }
 
+  // Called (on the informer's thread) for each object that cannot be decoded; register before
+  // Start. A service logs these: a skipped object must not go unnoticed.
+  void OnDecodeError(std::function<void(const std::string&)> handler) {
+    on_decode_error_ = std::move(handler);
+  }
   std::vector<std::string> DecodeErrors() const {
     std::lock_guard lock(errors_mu_);
     return decode_errors_;
@@ -164,8 +170,13 @@ class Informer : public DeltaSink {
   ObjectPtr Decode(RawObject& raw) {
     Result<T> value = decode_(raw);
     if (!value.ok()) {
+      std::string error = raw.Key() + ": " + value.message();
+      if (on_decode_error_) on_decode_error_(error);
       std::lock_guard lock(errors_mu_);
-      decode_errors_.push_back(raw.Key() + ": " + value.message());
+      constexpr size_t kKeep =
+          100;  // the recent ones; a broken object re-sent forever must not grow this
+      if (decode_errors_.size() == kKeep) decode_errors_.erase(decode_errors_.begin());
+      decode_errors_.push_back(std::move(error));
       return nullptr;
     }
     return std::make_shared<const Object>(Object{raw.Key(), raw.namespace_name, raw.name, raw.uid,
@@ -207,6 +218,7 @@ class Informer : public DeltaSink {
   std::condition_variable sync_cv_;
   mutable std::mutex errors_mu_;
   std::vector<std::string> decode_errors_;
+  std::function<void(const std::string&)> on_decode_error_;
   std::jthread thread_;
 };
 

@@ -59,11 +59,7 @@ struct Harness {
     auto t = std::make_unique<ScriptedTransport>();
     transport = t.get();
     client = std::make_unique<Client>(std::move(t), ClientOptions{});
-    ReflectorOptions options;
-    options.resource = resources::Pods();
-    options.initial_backoff = std::chrono::milliseconds(1);
-    options.watch_timeout_seconds = [] { return int64_t{300}; };
-    informer = std::make_unique<Informer<PodLite>>(*client, options, DecodePod);
+    informer = std::make_unique<Informer<PodLite>>(*client, Options(), DecodePod);
     informer->AddHandlers(recorder.Handlers());
     EXPECT_TRUE(informer->indexer()
                     .AddIndex("node",
@@ -81,7 +77,7 @@ struct Harness {
     last_version = reflector.LastResourceVersion();
     stats = reflector.Stats();
   }
-  ReflectorOptions Options() {
+  static ReflectorOptions Options() {
     ReflectorOptions options;
     options.resource = resources::Pods();
     options.initial_backoff = std::chrono::milliseconds(1);

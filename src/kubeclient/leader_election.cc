@@ -1,17 +1,27 @@
 #include "kubeclient/leader_election.h"
 
-#include <simdjson.h>
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <condition_variable>
+#include <initializer_list>
 #include <thread>
 
+#include "kube/value.h"
 #include "kubeclient/micro_time.h"
 
 namespace quotient::kubeclient {
 namespace {
 
-namespace od = simdjson::ondemand;
+// The value at `path` below `root` (mappings only), or nullptr.
+const kube::Value* Path(const kube::Value& root, std::initializer_list<const char*> path) {
+  const kube::Value* at = &root;
+  for (const char* key : path) {
+    at = at->Find(key);
+    if (at == nullptr) return nullptr;
+  }
+  return at;
+}
 
 // Waits `period` or until `stop`; returns false if stopped.
 bool SleepUnlessStopped(const std::stop_token& stop, std::chrono::milliseconds period) {
@@ -38,52 +48,34 @@ Status ValidateLeaderElectionConfig(const LeaderElectionConfig& c) {
 
 Result<LeaseRecord> ParseLease(const std::string& json) {
   using R = Result<LeaseRecord>;
-  od::parser parser;
-  simdjson::padded_string padded(json);
-  od::document doc;
-  od::object top;
-  if (parser.iterate(padded).get(doc) != simdjson::SUCCESS ||
-      doc.get_object().get(top) != simdjson::SUCCESS) {
-    return R::Error("Lease: not a JSON object");
-  }
+  Result<kube::Value> lease = kube::ParseJson(json);
+  if (!lease.ok() || !lease->is_mapping()) return R::Error("Lease: not a JSON object");
   LeaseRecord record;
-  for (auto field : top) {
-    std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS) return R::Error("Lease: bad key");
-    if (key == "metadata") {
-      od::object metadata;
-      if (field.value().get_object().get(metadata) != simdjson::SUCCESS) continue;
-      std::string_view rv;
-      if (metadata.find_field_unordered("resourceVersion").get_string().get(rv) ==
-          simdjson::SUCCESS) {
-        record.resource_version = rv;
-      }
-    } else if (key == "spec") {
-      od::object spec;
-      if (field.value().get_object().get(spec) != simdjson::SUCCESS) {
-        return R::Error("Lease: spec: expected an object");
-      }
-      for (auto s : spec) {
-        std::string_view skey;
-        if (s.unescaped_key().get(skey) != simdjson::SUCCESS) return R::Error("Lease: bad key");
-        if (s.value().is_null()) continue;
-        std::string_view text;
-        int64_t number = 0;
-        if (skey == "holderIdentity" || skey == "acquireTime" || skey == "renewTime") {
-          if (s.value().get_string().get(text) != simdjson::SUCCESS) {
-            return R::Error("Lease: spec." + std::string(skey) + ": expected a string");
-          }
-          (skey == "holderIdentity" ? record.holder
-           : skey == "acquireTime"  ? record.acquire_time
-                                    : record.renew_time) = text;
-        } else if (skey == "leaseDurationSeconds" || skey == "leaseTransitions") {
-          if (s.value().get_int64().get(number) != simdjson::SUCCESS) {
-            return R::Error("Lease: spec." + std::string(skey) + ": expected an integer");
-          }
-          (skey == "leaseDurationSeconds" ? record.lease_duration_seconds
-                                          : record.lease_transitions) = number;
-        }
-      }
+  if (const kube::Value* rv = Path(*lease, {"metadata", "resourceVersion"})) {
+    record.resource_version = rv->text();
+  }
+  const kube::Value* spec = lease->Find("spec");
+  if (spec == nullptr || spec->is_null()) return record;
+  if (!spec->is_mapping()) return R::Error("Lease: spec: expected an object");
+  for (auto [field, out] :
+       {std::pair{"holderIdentity", &record.holder}, std::pair{"acquireTime", &record.acquire_time},
+        std::pair{"renewTime", &record.renew_time}}) {
+    const kube::Value* v = spec->Find(field);
+    if (v == nullptr || v->is_null()) continue;
+    if (v->type() != kube::Value::Type::kString) {
+      return R::Error(std::string("Lease: spec.") + field + ": expected a string");
+    }
+    *out = v->text();
+  }
+  for (auto [field, out] : {std::pair{"leaseDurationSeconds", &record.lease_duration_seconds},
+                            std::pair{"leaseTransitions", &record.lease_transitions}}) {
+    const kube::Value* v = spec->Find(field);
+    if (v == nullptr || v->is_null()) continue;
+    const std::string& text = v->text();
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
+    if (v->type() != kube::Value::Type::kNumber || error != std::errc() ||
+        end != text.data() + text.size()) {
+      return R::Error(std::string("Lease: spec.") + field + ": expected an integer");
     }
   }
   return record;
@@ -202,11 +194,6 @@ ApiStatus LeaderElector::Release() {
 bool LeaderElector::IsLeader() const {
   std::lock_guard lock(mu_);
   return leader_;
-}
-
-std::string LeaderElector::ObservedHolder() const {
-  std::lock_guard lock(mu_);
-  return observed_ ? observed_->holder : std::string();
 }
 
 bool LeaderElector::Run(std::stop_token stop, const std::function<void(std::stop_token)>& lead) {

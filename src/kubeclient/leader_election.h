@@ -67,7 +67,6 @@ class LeaderElector {
   bool Run(std::stop_token stop, const std::function<void(std::stop_token)>& lead);
 
   bool IsLeader() const;
-  std::string ObservedHolder() const;
 
  private:
   std::string LeaseJson(const LeaseRecord& record) const;

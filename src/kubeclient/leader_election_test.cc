@@ -122,15 +122,11 @@ TEST(LeaderElectionTest, ReleaseWritesAnEmptyHolderWithAOneSecondLease) {
   EXPECT_FALSE(f.elector->IsLeader());
 }
 
-TEST(MicroTimeTest, SixFractionalDigitsOutAnyPrecisionIn) {
+TEST(MicroTimeTest, SixFractionalDigits) {
   using namespace std::chrono;
   system_clock::time_point t = system_clock::time_point(seconds(1795946400)) + microseconds(42);
   EXPECT_EQ(FormatMicroTime(t), "2026-11-29T10:00:00.000042Z");
-  EXPECT_EQ(ParseMicroTime("2026-11-29T10:00:00.000042Z"), t);
-  EXPECT_EQ(ParseMicroTime("2026-11-29T10:00:00.5Z"),
-            system_clock::time_point(seconds(1795946400)) + milliseconds(500));
-  EXPECT_EQ(ParseMicroTime("2026-11-29T10:00:00Z"), system_clock::time_point(seconds(1795946400)));
-  EXPECT_FALSE(ParseMicroTime("yesterday").has_value());
+  EXPECT_EQ(FormatMicroTime(system_clock::time_point(seconds(0))), "1970-01-01T00:00:00.000000Z");
 }
 
 }  // namespace

@@ -3,14 +3,10 @@
 #pragma once
 
 #include <chrono>
-#include <optional>
 #include <string>
-#include <string_view>
 
 namespace quotient::kubeclient {
 
 std::string FormatMicroTime(std::chrono::system_clock::time_point t);
-// Accepts any fractional precision (or none) and a Z or ±hh:mm offset.
-std::optional<std::chrono::system_clock::time_point> ParseMicroTime(std::string_view text);
 
 }  // namespace quotient::kubeclient

@@ -1,16 +1,14 @@
 #include "kubeclient/node_conditions.h"
 
-#include <simdjson.h>
 #include <nlohmann/json.hpp>
 
 #include <map>
 
 #include "core/time_text.h"
+#include "kube/value.h"
 
 namespace quotient::kubeclient {
 namespace {
-
-namespace od = simdjson::ondemand;
 
 struct Existing {
   std::string status;
@@ -20,32 +18,19 @@ struct Existing {
 // type -> (status, lastTransitionTime) of the node's current conditions.
 Result<std::map<std::string, Existing>> ExistingConditions(const std::string& json) {
   using R = Result<std::map<std::string, Existing>>;
+  Result<kube::Value> node = kube::ParseJson(json);
+  if (!node.ok()) return R::Error("Node: not JSON");
   std::map<std::string, Existing> out;
-  od::parser parser;
-  simdjson::padded_string padded(json);
-  od::document doc;
-  if (parser.iterate(padded).get(doc) != simdjson::SUCCESS) return R::Error("Node: not JSON");
-  od::array conditions;
-  auto status = doc.find_field_unordered("status");
-  if (status.error() != simdjson::SUCCESS) return out;
-  if (status.find_field_unordered("conditions").get_array().get(conditions) != simdjson::SUCCESS) {
-    return out;
-  }
-  for (auto item : conditions) {
-    od::object c;
-    if (item.get_object().get(c) != simdjson::SUCCESS) continue;
-    std::string type;
-    Existing e;
-    for (auto field : c) {
-      std::string_view key;
-      std::string_view text;
-      if (field.unescaped_key().get(key) != simdjson::SUCCESS) continue;
-      if (field.value().get_string().get(text) != simdjson::SUCCESS) continue;
-      if (key == "type") type = text;
-      if (key == "status") e.status = text;
-      if (key == "lastTransitionTime") e.last_transition = text;
-    }
-    if (!type.empty()) out[type] = e;
+  const kube::Value* status = node->Find("status");
+  const kube::Value* conditions = status != nullptr ? status->Find("conditions") : nullptr;
+  if (conditions == nullptr) return out;
+  for (const kube::Value& c : conditions->items()) {
+    const kube::Value* type = c.Find("type");
+    if (type == nullptr || type->text().empty()) continue;
+    const kube::Value* state = c.Find("status");
+    const kube::Value* transition = c.Find("lastTransitionTime");
+    out[type->text()] = {state != nullptr ? state->text() : "",
+                         transition != nullptr ? transition->text() : ""};
   }
   return out;
 }

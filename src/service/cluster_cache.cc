@@ -1,5 +1,7 @@
 #include "service/cluster_cache.h"
 
+#include <spdlog/spdlog.h>
+
 #include "service/object_decoders.h"
 
 namespace quotient::service {
@@ -22,6 +24,9 @@ std::vector<T> Values(const kubeclient::Informer<T>& informer) {
   return out;
 }
 
+// An object we cannot read is left out of every cycle: say so where an operator looks.
+void LogSkipped(const std::string& error) { spdlog::warn("skipped: {}", error); }
+
 }  // namespace
 
 ClusterCache::ClusterCache(kubeclient::Client& client)
@@ -38,6 +43,7 @@ ClusterCache::ClusterCache(kubeclient::Client& client)
   // the assumption has served its purpose. Only changes that alter the scheduling picture wake
   // the loop: a pod confirming the node we bound it to, or a bound pod starting to run, does
   // not (with thousands of binds in flight, each confirmation would otherwise cost a cycle).
+  pods_.OnDecodeError(LogSkipped);
   pods_.AddHandlers({[this](const auto& pod) {
                        if (SettleAssumption(pod->key, pod->value.node_name)) return;
                        if (notify_) notify_();
@@ -62,6 +68,7 @@ ClusterCache::ClusterCache(kubeclient::Client& client)
 
 template <typename T>
 void ClusterCache::Watch(kubeclient::Informer<T>& informer) {
+  informer.OnDecodeError(LogSkipped);
   auto changed = [this](const auto&...) {
     if (notify_) notify_();
   };
@@ -136,27 +143,9 @@ void ClusterCache::ForgetAssumed(const std::string& pod) {
   assumed_.erase(pod);
 }
 
-size_t ClusterCache::AssumedCount() const {
-  std::lock_guard lock(mu_);
-  return assumed_.size();
-}
-
 std::string ClusterCache::PodUid(const std::string& pod) const {
   auto cached = pods_.indexer().Get(pod);
   return cached ? cached->uid : "";
-}
-
-std::vector<std::string> ClusterCache::DecodeErrors() const {
-  std::vector<std::string> out;
-  auto add = [&](const std::vector<std::string>& errors) {
-    out.insert(out.end(), errors.begin(), errors.end());
-  };
-  add(nodes_.DecodeErrors());
-  add(pods_.DecodeErrors());
-  add(queues_.DecodeErrors());
-  add(pod_groups_.DecodeErrors());
-  add(priority_classes_.DecodeErrors());
-  return out;
 }
 
 }  // namespace quotient::service

@@ -38,15 +38,12 @@ class ClusterCache {
   void AssumeBound(const std::string& pod, const std::string& node);
   // The bind failed: the pod is pending again.
   void ForgetAssumed(const std::string& pod);
-  size_t AssumedCount() const;
 
   // Called (from informer threads) whenever anything changed; wakes the cycle loop.
   void OnChange(std::function<void()> notify);
 
   // The uid of a cached pod ("" if unknown), for bind and eviction preconditions.
   std::string PodUid(const std::string& pod) const;
-  // Objects that could not be decoded, with the reason (for logs and /readyz detail).
-  std::vector<std::string> DecodeErrors() const;
 
  private:
   template <typename T>

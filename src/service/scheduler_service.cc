@@ -62,7 +62,11 @@ SchedulerService::SchedulerService(kubeclient::Client& client, ServiceOptions op
   });
 }
 
-SchedulerService::~SchedulerService() {
+SchedulerService::~SchedulerService() { StopAll(); }
+
+// Stops the bind workers (after the binds already handed to them), the status writer and the
+// cache; safe to call twice.
+void SchedulerService::StopAll() {
   for (auto& w : workers_) w.request_stop();
   bind_ready_.notify_all();
   workers_.clear();  // joins
@@ -99,11 +103,7 @@ void SchedulerService::Run(std::stop_token stop) {
     }
     RunCycle();
   }
-  for (auto& w : workers_) w.request_stop();
-  bind_ready_.notify_all();
-  workers_.clear();
-  status_.Stop();
-  cache_.Stop();
+  StopAll();
 }
 
 bool SchedulerService::InBackoff(const std::string& pod,
@@ -146,7 +146,7 @@ void SchedulerService::RunCycle() {
     pending.insert(pod.pod);
     auto group = mark_unschedulable.find(pod.pod_group);
     bool has_group = group != mark_unschedulable.end();
-    status_.PodPending(pod.pod, cache_.PodUid(pod.pod), has_group ? pod.pod_group : "", pod.reason,
+    status_.PodPending(pod.pod, has_group ? pod.pod_group : "", pod.reason,
                        !has_group || group->second);
   }
   status_.Retain(pending);

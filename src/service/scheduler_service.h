@@ -73,6 +73,7 @@ class SchedulerService {
     std::string uid;
     std::string node;
   };
+  void StopAll();
   void BindWorker(std::stop_token stop);
   void Bind(const BindTask& task);
   bool InBackoff(const std::string& pod, std::chrono::steady_clock::time_point now) const;

@@ -33,14 +33,8 @@ void StatusWriter::Stop() {
   }
 }
 
-int64_t StatusWriter::PatchesWritten() const {
-  std::lock_guard lock(mu_);
-  return patches_;
-}
-
-void StatusWriter::PodPending(const std::string& pod, const std::string& uid,
-                              const std::string& group, const std::string& reason,
-                              bool mark_unschedulable) {
+void StatusWriter::PodPending(const std::string& pod, const std::string& group,
+                              const std::string& reason, bool mark_unschedulable) {
   if (!group.empty()) {
     auto [ns, name] = Split(group);
     events_.Record({{"scheduling.run.ai/v2alpha2", "PodGroup", ns, name, ""},
@@ -50,7 +44,6 @@ void StatusWriter::PodPending(const std::string& pod, const std::string& uid,
                     reason});
   }
   if (!mark_unschedulable) return;
-  (void)uid;
   std::lock_guard lock(mu_);
   auto written = written_.find(pod);
   if (written != written_.end() && written->second == reason) {
@@ -135,7 +128,6 @@ void StatusWriter::WriteQueue(const std::string& queue, const std::string& statu
     }
     return;
   }
-  ++patches_;
   written_queues_[queue] = status_json;
 }
 
@@ -161,7 +153,6 @@ void StatusWriter::WritePending(const std::string& pod, const std::string& messa
     }
     return;
   }
-  ++patches_;
   written_[pod] = message;
 }
 

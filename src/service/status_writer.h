@@ -34,8 +34,8 @@ class StatusWriter {
   void Stop();
 
   // `pod` is ns/name; `group` ns/name of its PodGroup ("" for none).
-  void PodPending(const std::string& pod, const std::string& uid, const std::string& group,
-                  const std::string& reason, bool mark_unschedulable);
+  void PodPending(const std::string& pod, const std::string& group, const std::string& reason,
+                  bool mark_unschedulable);
   void PodBound(const std::string& pod, const std::string& uid, const std::string& node);
   void PodEvicted(const std::string& pod, const std::string& uid, const std::string& action,
                   const std::string& reason);
@@ -46,9 +46,6 @@ class StatusWriter {
   // Forgets what was written for pods not in `still_pending` (bound, deleted) so the memory
   // stays proportional to the pending pods.
   void Retain(const std::set<std::string>& still_pending);
-
-  // Status patches written so far (for tests and metrics).
-  int64_t PatchesWritten() const;
 
  private:
   void Loop(std::stop_token stop);
@@ -63,7 +60,6 @@ class StatusWriter {
   std::map<std::string, std::string> written_;         // pod -> message last written
   std::map<std::string, std::string> queued_queues_;   // queue -> status to write
   std::map<std::string, std::string> written_queues_;  // queue -> status last written
-  int64_t patches_ = 0;
   std::jthread thread_;
 };
 

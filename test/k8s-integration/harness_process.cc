@@ -1,21 +1,10 @@
 #include "harness_process.h"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <curl/curl.h>
-#include <array>
-#include <cerrno>
-#include <chrono>
-#include <cstring>
 #include <fstream>
 #include <sstream>
-
-extern char** environ;
 
 namespace quotient::k8s_integration {
 
@@ -29,75 +18,28 @@ HarnessProcess::HarnessProcess(std::string binary, std::string crds_dir, std::st
 HarnessProcess::~HarnessProcess() { (void)Stop(); }
 
 Status HarnessProcess::Start(int timeout_s) {
-  std::array<int, 2> out{};
-  if (pipe2(out.data(), O_CLOEXEC) != 0)
-    return Status::Error(std::string("pipe: ") + strerror(errno));
-  std::string log = data_dir_ + "/harness.log";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
   std::vector<std::string> args = {binary_, "--dir", data_dir_, "--crds", crds_dir_};
   args.insert(args.end(), extra_args_.begin(), extra_args_.end());
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int rc = posix_spawn(&pid_, binary_.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(out[1]);
-  if (rc != 0) {
-    close(out[0]);
-    pid_ = -1;
-    return Status::Error("spawn " + binary_ + ": " + strerror(rc));
+  process_ = std::make_unique<ChildProcess>(args, true, data_dir_ + "/harness.log");
+  if (!process_->started()) return Status::Error("spawn " + binary_ + " failed");
+  std::optional<std::string> ready =
+      process_->WaitForLine("READY ", std::chrono::seconds(timeout_s));
+  if (!ready) {
+    (void)Stop();
+    return Status::Error("harness did not print READY within " + std::to_string(timeout_s) +
+                         " s; log:\n" + LogTail());
   }
-  // Read stdout until the READY line.
-  std::string text;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) break;
-    pollfd p{out[0], POLLIN, 0};
-    int ready = poll(&p, 1, static_cast<int>(left.count()));
-    if (ready <= 0) continue;
-    std::array<char, 1024> buffer{};
-    ssize_t n = read(out[0], buffer.data(), buffer.size());
-    if (n <= 0) break;  // the harness exited
-    text.append(buffer.data(), static_cast<size_t>(n));
-    auto at = text.find("READY ");
-    if (at != std::string::npos && text.find('\n', at) != std::string::npos) {
-      std::istringstream line(text.substr(at + 6));
-      line >> admin_kubeconfig_ >> port_ >> control_port_;
-      close(out[0]);  // the harness prints nothing else on stdout
-      if (admin_kubeconfig_.empty() || port_ == 0 || control_port_ == 0) {
-        return Status::Error("harness: malformed READY line: " + text.substr(at));
-      }
-      return Status::Ok();
-    }
+  std::istringstream line(ready->substr(6));
+  line >> admin_kubeconfig_ >> port_ >> control_port_;
+  if (admin_kubeconfig_.empty() || port_ == 0 || control_port_ == 0) {
+    return Status::Error("harness: malformed READY line: " + *ready);
   }
-  close(out[0]);
-  (void)Stop();
-  return Status::Error("harness did not print READY within " + std::to_string(timeout_s) +
-                       " s; log:\n" + LogTail());
+  return Status::Ok();
 }
 
 Status HarnessProcess::Stop() {
-  if (pid_ <= 0) return Status::Ok();
-  kill(pid_, SIGTERM);
-  int status = 0;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  for (;;) {
-    pid_t r = waitpid(pid_, &status, WNOHANG);
-    if (r == pid_ || (r < 0 && errno != EINTR)) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
-      break;
-    }
-    usleep(20'000);
-  }
-  pid_ = -1;
+  if (process_) process_->Stop(SIGTERM);
+  process_.reset();
   return Status::Ok();
 }
 

@@ -5,8 +5,11 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "child_process.h"
 
 #include "common/status.h"
 
@@ -35,7 +38,7 @@ class HarnessProcess {
   std::string scheduler_kubeconfig() const { return data_dir_ + "/scheduler.kubeconfig"; }
   const std::string& data_dir() const { return data_dir_; }
   int port() const { return port_; }
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return process_ ? process_->pid() : -1; }
   // The last lines the harness wrote to its log (for failure messages).
   std::string LogTail() const;
 
@@ -44,7 +47,7 @@ class HarnessProcess {
   std::string crds_dir_;
   std::string data_dir_;
   std::vector<std::string> extra_args_;
-  pid_t pid_ = -1;
+  std::unique_ptr<ChildProcess> process_;
   std::string admin_kubeconfig_;
   int port_ = 0;
   int control_port_ = 0;

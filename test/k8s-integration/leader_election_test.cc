@@ -1,84 +1,39 @@
 // Leader election between two processes against the real API server: exactly one leads; when
 // it stops (releasing the lease) the other takes over well within the lease duration; when it
 // dies without releasing, the other takes over once the lease expires.
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include <array>
 #include <chrono>
 
+#include "child_process.h"
 #include "cluster.h"
-
-extern char** environ;
 
 namespace quotient::k8s_integration {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// One leader_probe process; its stdout says when it leads ("LEADING <id>") or lost ("LOST").
 class Candidate {
  public:
   Candidate(const std::string& ns, const std::string& identity, int lease_s, int renew_s,
-            int retry_s) {
-    std::array<int, 2> out{};
-    EXPECT_EQ(pipe2(out.data(), O_CLOEXEC), 0);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    std::vector<std::string> args = {QUOTIENT_LEADER_PROBE,
-                                     Harness().admin_kubeconfig(),
-                                     ns,
-                                     "quotient-scheduler",
-                                     identity,
-                                     std::to_string(lease_s),
-                                     std::to_string(renew_s),
-                                     std::to_string(retry_s)};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    EXPECT_EQ(posix_spawn(&pid_, QUOTIENT_LEADER_PROBE, &actions, nullptr, argv.data(), environ),
-              0);
-    posix_spawn_file_actions_destroy(&actions);
-    close(out[1]);
-    fd_ = out[0];
+            int retry_s)
+      : process_(
+            {QUOTIENT_LEADER_PROBE, Harness().admin_kubeconfig(), ns, "quotient-scheduler",
+             identity, std::to_string(lease_s), std::to_string(renew_s), std::to_string(retry_s)},
+            true, "") {
+    EXPECT_TRUE(process_.started());
   }
-  ~Candidate() {
-    Signal(SIGKILL);
-    close(fd_);
-  }
-  // Waits up to `timeout` for a line starting with `prefix` on the candidate's stdout.
+  ~Candidate() { Signal(SIGKILL); }
   bool WaitForLine(const std::string& prefix, std::chrono::milliseconds timeout) {
-    auto deadline = Clock::now() + timeout;
-    for (;;) {
-      if (auto at = text_.find(prefix); at != std::string::npos) return true;
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-      if (left.count() <= 0) return false;
-      pollfd p{fd_, POLLIN, 0};
-      if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-      char buffer[256];
-      ssize_t n = read(fd_, buffer, sizeof buffer);
-      if (n <= 0) return text_.find(prefix) != std::string::npos;
-      text_.append(buffer, static_cast<size_t>(n));
-    }
+    return process_.WaitForLine(prefix, timeout).has_value();
   }
-  void Signal(int sig) {
-    if (pid_ <= 0) return;
-    kill(pid_, sig);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-  }
+  void Signal(int sig) { process_.Stop(sig); }
 
  private:
-  pid_t pid_ = -1;
-  int fd_ = -1;
-  std::string text_;
+  ChildProcess process_;
 };
 
 TEST(LeaderElectionTest, HandoverBetweenTwoProcessesWithinTheLeaseDuration) {

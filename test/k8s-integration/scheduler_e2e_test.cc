@@ -2,10 +2,7 @@
 // the harness (fake 8-GPU nodes kept Ready by the harness's node simulator); pods of its scheduler
 // name get bound and start running; a gang that cannot fit stays pending; pods of other schedulers
 // are left alone.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <gtest/gtest.h>
 
@@ -13,9 +10,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "child_process.h"
 #include "cluster.h"
-
-extern char** environ;
 
 namespace quotient::k8s_integration {
 namespace {
@@ -28,30 +24,12 @@ class SchedulerProcess {
  public:
   // `replica` names the log file; `extra` flags are appended (e.g. --leader-elect).
   explicit SchedulerProcess(const std::string& name, const std::string& replica = "",
-                            const std::vector<std::string>& extra = {}) {
-    log_ = Harness().data_dir() + "/scheduler-" + name + replica + ".log";
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_.c_str(),
-                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
-    std::vector<std::string> args = {QUOTIENT_BINARY,    "scheduler",
-                                     "--kubeconfig",     Harness().admin_kubeconfig(),
-                                     "--scheduler-name", name};
-    args.insert(args.end(), extra.begin(), extra.end());
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    EXPECT_EQ(posix_spawn(&pid_, QUOTIENT_BINARY, &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
+                            const std::vector<std::string>& extra = {})
+      : log_(Harness().data_dir() + "/scheduler-" + name + replica + ".log"),
+        process_(Arguments(name, extra), false, log_) {
+    EXPECT_TRUE(process_.started());
   }
-  ~SchedulerProcess() { Signal(SIGTERM); }
-  void Signal(int sig) {
-    if (pid_ <= 0) return;
-    kill(pid_, sig);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-  }
+  void Signal(int sig) { process_.Stop(sig); }
   bool LogContains(const std::string& text) const {
     std::ifstream in(log_);
     std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -59,8 +37,16 @@ class SchedulerProcess {
   }
 
  private:
-  pid_t pid_ = -1;
+  static std::vector<std::string> Arguments(const std::string& name,
+                                            const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {QUOTIENT_BINARY,    "scheduler",
+                                     "--kubeconfig",     Harness().admin_kubeconfig(),
+                                     "--scheduler-name", name};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
   std::string log_;
+  ChildProcess process_;
 };
 
 std::string GpuPod(const std::string& name, const std::string& scheduler, const std::string& queue,
@@ -78,30 +64,59 @@ std::string NodeOf(kubeclient::Client& client, const std::string& ns, const std:
   return p.ok() ? JsonField(p->json, "spec.nodeName") : "";
 }
 
-TEST(SchedulerE2ETest, BindsPodsOfItsNameKeepsAnOversizedGangPendingAndLeavesOthersAlone) {
-  auto admin = AdminClient();
-  const std::string scheduler = "quotient-e2e";
-  std::string ns = CreateNamespace(*admin, "sched");
-  // Two fake nodes with 8 GPUs each, labelled for this test only.
-  for (const char* node : {"e2e-gpu-1", "e2e-gpu-2"}) {
-    ASSERT_TRUE(admin->Create(Nodes(), "", FakeNodeJson(node)).ok());
+// A queue with `gpu_quota` GPUs (-1 = unlimited) and unlimited CPU and memory.
+nlohmann::json QueueJson(const std::string& name, int gpu_quota) {
+  return {{"apiVersion", "scheduling.run.ai/v2"},
+          {"kind", "Queue"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"resources",
+             {{"gpu", {{"quota", gpu_quota}, {"limit", -1}, {"overQuotaWeight", 1}}},
+              {"cpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
+              {"memory", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}}}}}}};
+}
+
+// What each test schedules on: its own namespace, two fake 8-GPU nodes <prefix>-gpu-1 and -2
+// (waited for until Ready) and its queues; all removed again when the test ends.
+struct TwoNodeCluster {
+  std::unique_ptr<kubeclient::Client> admin = AdminClient();
+  std::string ns;
+  std::vector<std::string> nodes;
+  std::vector<std::string> queues;
+
+  TwoNodeCluster(const std::string& prefix,
+                 const std::vector<std::pair<std::string, int>>& queue_quotas)
+      : ns(CreateNamespace(*admin, prefix)), nodes{prefix + "-gpu-1", prefix + "-gpu-2"} {
+    for (const std::string& node : nodes) {
+      EXPECT_TRUE(admin->Create(Nodes(), "", FakeNodeJson(node)).ok()) << node;
+      EXPECT_TRUE(WaitFor(
+          [&] {
+            auto n = admin->Get(Nodes(), "", node);
+            return n.ok() && n->json.find(R"("type":"Ready","status":"True")") != std::string::npos;
+          },
+          std::chrono::seconds(30)))
+          << node << " never became Ready";
+    }
+    for (const auto& [queue, quota] : queue_quotas) {
+      EXPECT_TRUE(
+          admin->Create(kubeclient::resources::Queues(), "", QueueJson(queue, quota).dump()).ok())
+          << queue;
+      queues.push_back(queue);
+    }
   }
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        auto n = admin->Get(Nodes(), "", "e2e-gpu-2");
-        return n.ok() && n->json.find(R"("type":"Ready","status":"True")") != std::string::npos;
-      },
-      std::chrono::seconds(30)));
-  nlohmann::json queue = {
-      {"apiVersion", "scheduling.run.ai/v2"},
-      {"kind", "Queue"},
-      {"metadata", {{"name", "e2e-team"}}},
-      {"spec",
-       {{"resources",
-         {{"gpu", {{"quota", 16}, {"limit", -1}, {"overQuotaWeight", 1}}},
-          {"cpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
-          {"memory", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}}}}}}};
-  ASSERT_TRUE(admin->Create(kubeclient::resources::Queues(), "", queue.dump()).ok());
+  ~TwoNodeCluster() {
+    EXPECT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", ns).ok());
+    for (const std::string& q : queues)
+      EXPECT_TRUE(admin->Delete(kubeclient::resources::Queues(), "", q).ok());
+    for (const std::string& n : nodes) EXPECT_TRUE(admin->Delete(Nodes(), "", n).ok());
+  }
+};
+
+TEST(SchedulerE2ETest, BindsPodsOfItsNameKeepsAnOversizedGangPendingAndLeavesOthersAlone) {
+  TwoNodeCluster cluster("e2e", {{"e2e-team", 16}});
+  auto& admin = cluster.admin;
+  const std::string& ns = cluster.ns;
+  const std::string scheduler = "quotient-e2e";
 
   SchedulerProcess process(scheduler);
   // Four single-GPU pods and one 8-GPU pod: 12 of 16 GPUs.
@@ -201,11 +216,6 @@ TEST(SchedulerE2ETest, BindsPodsOfItsNameKeepsAnOversizedGangPendingAndLeavesOth
     }
   }
   EXPECT_TRUE(scheduled_event);
-
-  ASSERT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", ns).ok());
-  ASSERT_TRUE(admin->Delete(kubeclient::resources::Queues(), "", "e2e-team").ok());
-  for (const char* node : {"e2e-gpu-1", "e2e-gpu-2"})
-    ASSERT_TRUE(admin->Delete(Nodes(), "", node).ok());
 }
 
 // GPUs requested by the pods bound to each node (from the API server).
@@ -231,24 +241,15 @@ int BoundCount(kubeclient::Client& client, const std::string& ns) {
 }
 
 TEST(SchedulerE2ETest, KillingTheLeaderMidRunHandsOverWithoutOverbooking) {
-  auto admin = AdminClient();
+  TwoNodeCluster cluster("ha", {{"ha-team", -1}});
+  auto& admin = cluster.admin;
+  const std::string& ns = cluster.ns;
   const std::string scheduler = "quotient-ha";
-  std::string ns = CreateNamespace(*admin, "ha");
-  (void)admin->Create(
+  // The Lease lives in the scheduler's default --leader-elect-namespace.
+  auto lease_ns = admin->Create(
       kubeclient::resources::Namespaces(), "",
       R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"quotient-system"}})");
-  for (const char* node : {"ha-gpu-1", "ha-gpu-2"})
-    ASSERT_TRUE(admin->Create(Nodes(), "", FakeNodeJson(node)).ok());
-  nlohmann::json queue = {
-      {"apiVersion", "scheduling.run.ai/v2"},
-      {"kind", "Queue"},
-      {"metadata", {{"name", "ha-team"}}},
-      {"spec",
-       {{"resources",
-         {{"gpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
-          {"cpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
-          {"memory", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}}}}}}};
-  ASSERT_TRUE(admin->Create(kubeclient::resources::Queues(), "", queue.dump()).ok());
+  ASSERT_TRUE(lease_ns.ok() || lease_ns.Is(kubeclient::ApiReason::kAlreadyExists));
   const std::vector<std::string> ha = {"--leader-elect", "--lease-name", "ha-test"};
   SchedulerProcess a(scheduler, "-a", ha);
   ASSERT_TRUE(WaitFor([&] { return a.LogContains("leading"); }, std::chrono::seconds(30)));
@@ -274,29 +275,13 @@ TEST(SchedulerE2ETest, KillingTheLeaderMidRunHandsOverWithoutOverbooking) {
   EXPECT_EQ(per_node["ha-gpu-1"], 8);
   EXPECT_EQ(per_node["ha-gpu-2"], 8);
   EXPECT_EQ(BoundCount(*admin, ns), 16);
-
-  ASSERT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", ns).ok());
-  ASSERT_TRUE(admin->Delete(kubeclient::resources::Queues(), "", "ha-team").ok());
-  for (const char* node : {"ha-gpu-1", "ha-gpu-2"})
-    ASSERT_TRUE(admin->Delete(Nodes(), "", node).ok());
 }
 
 TEST(SchedulerE2ETest, RestartingTheApiServerMidRunLosesNothing) {
-  auto admin = AdminClient();
+  TwoNodeCluster cluster("rs", {{"rs-team", -1}});
+  auto& admin = cluster.admin;
+  const std::string& ns = cluster.ns;
   const std::string scheduler = "quotient-restart";
-  std::string ns = CreateNamespace(*admin, "apirestart");
-  for (const char* node : {"rs-gpu-1", "rs-gpu-2"})
-    ASSERT_TRUE(admin->Create(Nodes(), "", FakeNodeJson(node)).ok());
-  nlohmann::json queue = {
-      {"apiVersion", "scheduling.run.ai/v2"},
-      {"kind", "Queue"},
-      {"metadata", {{"name", "rs-team"}}},
-      {"spec",
-       {{"resources",
-         {{"gpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
-          {"cpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
-          {"memory", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}}}}}}};
-  ASSERT_TRUE(admin->Create(kubeclient::resources::Queues(), "", queue.dump()).ok());
   SchedulerProcess process(scheduler);
   for (int i = 0; i < 5; ++i) {
     ASSERT_TRUE(
@@ -321,35 +306,13 @@ TEST(SchedulerE2ETest, RestartingTheApiServerMidRunLosesNothing) {
   std::map<std::string, int> per_node = GpusPerNode(*admin, ns);
   EXPECT_EQ(per_node["rs-gpu-1"], 8);
   EXPECT_EQ(per_node["rs-gpu-2"], 8);
-
-  ASSERT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", ns).ok());
-  ASSERT_TRUE(admin->Delete(kubeclient::resources::Queues(), "", "rs-team").ok());
-  for (const char* node : {"rs-gpu-1", "rs-gpu-2"})
-    ASSERT_TRUE(admin->Delete(Nodes(), "", node).ok());
-}
-
-nlohmann::json QueueJson(const std::string& name, int gpu_quota) {
-  return {{"apiVersion", "scheduling.run.ai/v2"},
-          {"kind", "Queue"},
-          {"metadata", {{"name", name}}},
-          {"spec",
-           {{"resources",
-             {{"gpu", {{"quota", gpu_quota}, {"limit", -1}, {"overQuotaWeight", 1}}},
-              {"cpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
-              {"memory", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}}}}}}};
 }
 
 TEST(SchedulerE2ETest, AQueueUnderItsQuotaReclaimsFromOneOverItAndSaysWhy) {
-  auto admin = AdminClient();
+  TwoNodeCluster cluster("rc", {{"rc-under", 8}, {"rc-over", 8}});
+  auto& admin = cluster.admin;
+  const std::string& ns = cluster.ns;
   const std::string scheduler = "quotient-reclaim";
-  std::string ns = CreateNamespace(*admin, "reclaim");
-  for (const char* node : {"rc-gpu-1", "rc-gpu-2"})
-    ASSERT_TRUE(admin->Create(Nodes(), "", FakeNodeJson(node)).ok());
-  // Two queues with 8 GPUs of quota each; "rc-over" first takes all 16.
-  ASSERT_TRUE(
-      admin->Create(kubeclient::resources::Queues(), "", QueueJson("rc-under", 8).dump()).ok());
-  ASSERT_TRUE(
-      admin->Create(kubeclient::resources::Queues(), "", QueueJson("rc-over", 8).dump()).ok());
   SchedulerProcess process(scheduler);
   for (int i = 0; i < 16; ++i) {
     ASSERT_TRUE(
@@ -388,12 +351,6 @@ TEST(SchedulerE2ETest, AQueueUnderItsQuotaReclaimsFromOneOverItAndSaysWhy) {
   EXPECT_NE(example.find("was preempted by workload"), std::string::npos) << example;
   EXPECT_NE(example.find("rc-over uses"), std::string::npos) << example;
   std::printf("eviction explained: %s\n", example.c_str());
-
-  ASSERT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", ns).ok());
-  for (const char* q : {"rc-under", "rc-over"})
-    ASSERT_TRUE(admin->Delete(kubeclient::resources::Queues(), "", q).ok());
-  for (const char* node : {"rc-gpu-1", "rc-gpu-2"})
-    ASSERT_TRUE(admin->Delete(Nodes(), "", node).ok());
 }
 
 }  // namespace
