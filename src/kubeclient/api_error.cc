@@ -155,6 +155,16 @@ ApiError ErrorFromResponse(int32_t http_code, std::string_view body, int64_t ret
   return error;
 }
 
+ApiError ErrorFromStatus(std::string_view status_json) {
+  int32_t code = 0;
+  if (Result<kube::Value> status = kube::ParseJson(status_json); status.ok()) {
+    if (const kube::Value* c = status->Find("code")) {
+      std::from_chars(c->text().data(), c->text().data() + c->text().size(), code);
+    }
+  }
+  return ErrorFromResponse(code, status_json, 0);
+}
+
 ApiError TransportError(std::string message) {
   ApiError error;
   error.reason = ApiReason::kTransport;

@@ -58,6 +58,9 @@ struct ApiError {
 // (reason and message taken from it, Expired and Gone both map to kGone); otherwise the status
 // code decides and the start of the body becomes the message.
 ApiError ErrorFromResponse(int32_t http_code, std::string_view body, int64_t retry_after_seconds);
+// The error a metav1.Status object describes on its own (a watch ERROR event), its code taken
+// from the Status.
+ApiError ErrorFromStatus(std::string_view status_json);
 ApiError TransportError(std::string message);
 ApiError DecodeError(std::string message);
 

@@ -153,9 +153,7 @@ ApiStatus Client::Watch(const Resource& resource, const std::string& namespace_n
         return false;
       }
       if (event->type == WatchEvent::Type::kError) {
-        ApiError error = ErrorFromResponse(event->code, event->object_json, 0);
-        if (error.message.empty()) error.message = event->message;
-        failure = std::move(error);
+        failure = ErrorFromStatus(event->object.json);
         return false;
       }
       on_event(std::move(event).value());

@@ -189,7 +189,7 @@ TEST(ClientTest, WatchDeliversEventsAcrossChunksAndStopsOnAnErrorEvent) {
       [] { return false; });
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].type, WatchEvent::Type::kAdded);
-  EXPECT_EQ(events[1].resource_version, "9");
+  EXPECT_EQ(events[1].object.resource_version, "9");
   EXPECT_TRUE(end.Is(ApiReason::kGone));
   EXPECT_EQ(end.error().message, "too old resource version: 3 (9)");
   EXPECT_EQ(f.transport->requests[0].target,

@@ -99,7 +99,7 @@ std::string RawObject::Key() const {
   return namespace_name.empty() ? name : namespace_name + "/" + name;
 }
 
-Result<RawObject> ReadRawObject(std::string_view json) {
+Result<RawObject> ReadObjectWithoutName(std::string_view json) {
   using R = Result<RawObject>;
   od::parser parser;
   simdjson::padded_string padded(json);
@@ -115,9 +115,16 @@ Result<RawObject> ReadRawObject(std::string_view json) {
     return R::Error("object: metadata: missing or not an object");
   }
   if (Status s = ReadMetadata(metadata, out); !s.ok()) return R::Error("object: " + s.message());
-  if (out.name.empty()) return R::Error("object: metadata.name: missing");
   out.json = std::string(json);
   return out;
+}
+
+Result<RawObject> ReadRawObject(std::string_view json) {
+  Result<RawObject> object = ReadObjectWithoutName(json);
+  if (object.ok() && object->name.empty()) {
+    return Result<RawObject>::Error("object: metadata.name: missing");
+  }
+  return object;
 }
 
 Result<ListPage> ParseListPage(std::string_view json,

@@ -38,6 +38,8 @@ struct RawObject {
 
 // Reads the metadata of one object's JSON text; the error says what is missing.
 Result<RawObject> ReadRawObject(std::string_view json);
+// The same without requiring metadata.name (a watch BOOKMARK carries only a resourceVersion).
+Result<RawObject> ReadObjectWithoutName(std::string_view json);
 
 struct ListPage {
   std::string resource_version;  // metadata.resourceVersion of the list

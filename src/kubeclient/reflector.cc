@@ -90,22 +90,20 @@ Reflector::Next Reflector::WatchOnce(const std::stop_token& stop) {
       options_.resource, options_.namespace_name, watch,
       [&](WatchEvent&& event) {
         ++events;
-        if (event.type != WatchEvent::Type::kBookmark) {
-          Result<RawObject> object = ReadRawObject(event.object_json);
-          if (!object.ok()) {
-            // Skip it, say so, keep the stream: one bad object must not stall every update.
-            decode_failure = options_.resource.Describe() + " watch event: " + object.message();
-          } else if (event.type == WatchEvent::Type::kAdded) {
-            sink_.OnAdded(std::move(object).value());
-          } else if (event.type == WatchEvent::Type::kModified) {
-            sink_.OnModified(std::move(object).value());
-          } else if (event.type == WatchEvent::Type::kDeleted) {
-            sink_.OnDeleted(std::move(object).value());
-          }
+        std::string version = event.object.resource_version;
+        if (event.type != WatchEvent::Type::kBookmark && event.object.name.empty()) {
+          // Skip it, say so, keep the stream: one bad object must not stall every update.
+          decode_failure = options_.resource.Describe() + " watch event: metadata.name: missing";
+        } else if (event.type == WatchEvent::Type::kAdded) {
+          sink_.OnAdded(std::move(event.object));
+        } else if (event.type == WatchEvent::Type::kModified) {
+          sink_.OnModified(std::move(event.object));
+        } else if (event.type == WatchEvent::Type::kDeleted) {
+          sink_.OnDeleted(std::move(event.object));
         }
-        if (!event.resource_version.empty()) {
+        if (!version.empty()) {
           std::lock_guard lock(mu_);
-          last_version_ = event.resource_version;
+          last_version_ = std::move(version);
         }
       },
       [&stop] { return stop.stop_requested(); });

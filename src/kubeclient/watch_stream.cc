@@ -16,46 +16,6 @@ Result<WatchEvent::Type> TypeOf(std::string_view type) {
   return Result<WatchEvent::Type>::Error("unknown watch event type \"" + std::string(type) + "\"");
 }
 
-// Reads from the object's own text what the event needs besides the text itself.
-Status ReadObject(WatchEvent& event) {
-  od::parser parser;
-  simdjson::padded_string padded(event.object_json);
-  od::document doc;
-  if (parser.iterate(padded).get(doc) != simdjson::SUCCESS) {
-    return Status::Error("watch event object is not JSON");
-  }
-  od::object object;
-  if (doc.get_object().get(object) != simdjson::SUCCESS) {
-    return Status::Error("watch event object is not a JSON object");
-  }
-  for (auto field : object) {
-    std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS) return Status::Error("bad key");
-    if (event.type == WatchEvent::Type::kError) {
-      if (key == "code") {
-        int64_t code = 0;
-        if (field.value().get_int64().get(code) == simdjson::SUCCESS) {
-          event.code = static_cast<int32_t>(code);
-        }
-      } else if (key == "reason" || key == "message") {
-        std::string_view text;
-        if (field.value().get_string().get(text) == simdjson::SUCCESS) {
-          (key == "reason" ? event.reason : event.message) = std::string(text);
-        }
-      }
-    } else if (key == "metadata") {
-      od::object metadata;
-      if (field.value().get_object().get(metadata) != simdjson::SUCCESS) continue;
-      std::string_view version;
-      if (metadata.find_field_unordered("resourceVersion").get_string().get(version) ==
-          simdjson::SUCCESS) {
-        event.resource_version = std::string(version);
-      }
-    }
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 void LineFramer::Feed(std::string_view chunk, std::vector<std::string>& lines) {
@@ -101,13 +61,16 @@ Result<WatchEvent> ParseWatchEvent(std::string_view line) {
           object.raw_json().get(raw) != simdjson::SUCCESS) {
         return R::Error("object: expected a JSON object");
       }
-      event.object_json = std::string(raw);
+      event.object.json = std::string(raw);
       has_object = true;
     }
   }
   if (!has_type) return R::Error("missing type");
   if (!has_object) return R::Error("missing object");
-  if (Status s = ReadObject(event); !s.ok()) return s;
+  if (event.type == WatchEvent::Type::kError) return event;
+  Result<RawObject> object = ReadObjectWithoutName(event.object.json);
+  if (!object.ok()) return object.status();
+  event.object = std::move(object).value();
   return event;
 }
 

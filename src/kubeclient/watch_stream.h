@@ -3,9 +3,9 @@
 // chunks (an event may span reads, a read may hold several events).
 //
 // LineFramer cuts the byte stream into complete lines; ParseWatchEvent reads one line with
-// simdjson, keeping the object's JSON text exactly as sent (for the typed decoders) and pulling
-// out what a reflector needs: the object's metadata.resourceVersion, and for ERROR events the
-// metav1.Status code, reason and message (410 Expired/Gone means: relist).
+// simdjson, keeping the object's JSON text exactly as sent (for the typed decoders) with its
+// metadata read once (RawObject). An ERROR event's object is a metav1.Status: read it with
+// ErrorFromStatus (410 Expired/Gone means: relist).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "kubeclient/raw_object.h"
 
 namespace quotient::kubeclient {
 
@@ -32,12 +33,9 @@ class LineFramer {
 struct WatchEvent {
   enum class Type { kAdded, kModified, kDeleted, kBookmark, kError };
   Type type = Type::kAdded;
-  std::string object_json;       // the "object" member, byte for byte
-  std::string resource_version;  // object.metadata.resourceVersion ("" for ERROR)
-  // ERROR events: the metav1.Status.
-  int32_t code = 0;
-  std::string reason;
-  std::string message;
+  // The "object" member byte for byte, with its metadata (none for ERROR; only the
+  // resourceVersion for BOOKMARK).
+  RawObject object;
 };
 
 // Parses one event line; the error says what is wrong with it.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "kubeclient/api_error.h"
+
 namespace quotient::kubeclient {
 namespace {
 
@@ -31,8 +33,9 @@ TEST(ParseWatchEvent, KeepsTheObjectTextAndItsResourceVersion) {
   Result<WatchEvent> e = ParseWatchEvent(R"({"type":"MODIFIED","object":)" + object + "}");
   ASSERT_TRUE(e.ok()) << e.message();
   EXPECT_EQ(e->type, WatchEvent::Type::kModified);
-  EXPECT_EQ(e->object_json, object);  // byte for byte: 0.10 stays 0.10
-  EXPECT_EQ(e->resource_version, "1234");
+  EXPECT_EQ(e->object.json, object);  // byte for byte: 0.10 stays 0.10
+  EXPECT_EQ(e->object.resource_version, "1234");
+  EXPECT_EQ(e->object.name, "p");
 }
 
 TEST(ParseWatchEvent, BookmarksCarryOnlyTheVersion) {
@@ -40,7 +43,8 @@ TEST(ParseWatchEvent, BookmarksCarryOnlyTheVersion) {
       R"({"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"99"}}})");
   ASSERT_TRUE(e.ok()) << e.message();
   EXPECT_EQ(e->type, WatchEvent::Type::kBookmark);
-  EXPECT_EQ(e->resource_version, "99");
+  EXPECT_EQ(e->object.resource_version, "99");
+  EXPECT_EQ(e->object.name, "");
 }
 
 TEST(ParseWatchEvent, ErrorEventsCarryTheStatus) {
@@ -49,9 +53,11 @@ TEST(ParseWatchEvent, ErrorEventsCarryTheStatus) {
       R"json("message":"too old resource version: 5 (10)","reason":"Expired","code":410}})json");
   ASSERT_TRUE(e.ok()) << e.message();
   EXPECT_EQ(e->type, WatchEvent::Type::kError);
-  EXPECT_EQ(e->code, 410);
-  EXPECT_EQ(e->reason, "Expired");
-  EXPECT_EQ(e->message, "too old resource version: 5 (10)");
+  ApiError error = ErrorFromStatus(e->object.json);
+  EXPECT_EQ(error.http_code, 410);
+  EXPECT_EQ(error.reason, ApiReason::kGone);
+  EXPECT_EQ(error.status_reason, "Expired");
+  EXPECT_EQ(error.message, "too old resource version: 5 (10)");
 }
 
 TEST(ParseWatchEvent, BadLinesAreErrorsNotCrashes) {
@@ -63,6 +69,8 @@ TEST(ParseWatchEvent, BadLinesAreErrorsNotCrashes) {
             "unknown watch event type \"RENAMED\"");
   EXPECT_EQ(ParseWatchEvent(R"({"type":"ADDED","object":3})").message(),
             "object: expected a JSON object");
+  EXPECT_EQ(ParseWatchEvent(R"({"type":"ADDED","object":{"kind":"Pod"}})").message(),
+            "object: metadata: missing or not an object");
   // A line cut short (a framing bug upstream) is an error too.
   EXPECT_FALSE(ParseWatchEvent(R"({"type":"ADDED","object":{"metadata":{"resourceVer)").ok());
 }
