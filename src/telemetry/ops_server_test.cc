@@ -1,0 +1,174 @@
+#include "telemetry/ops_server.h"
+
+#include <curl/curl.h>
+#include <gtest/gtest.h>
+#include <prometheus/counter.h>
+#include <prometheus/registry.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+
+namespace quotient::telemetry {
+namespace {
+
+struct HttpAnswer {
+  long status = 0;  // NOLINT(runtime/int): libcurl's type; 0 = no answer
+  std::string body;
+  std::string content_type;
+};
+
+size_t AppendBody(char* data, size_t size, size_t count, void* body) {
+  static_cast<std::string*>(body)->append(data, size * count);
+  return size * count;
+}
+
+HttpAnswer Fetch(int port, const std::string& path, const char* method = "GET") {
+  HttpAnswer answer;
+  CURL* curl = curl_easy_init();
+  std::string url = "http://127.0.0.1:" + std::to_string(port) + path;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &AppendBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer.body);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 5000L);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  if (curl_easy_perform(curl) == CURLE_OK) {
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &answer.status);
+    char* content_type = nullptr;
+    curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
+    if (content_type != nullptr) answer.content_type = content_type;
+  }
+  curl_easy_cleanup(curl);
+  return answer;
+}
+
+OpsServer::ReadinessCheck AlwaysReady() {
+  return [] { return std::pair<bool, std::string>{true, ""}; };
+}
+
+TEST(OpsServer, EphemeralPortIsReportedAndHealthzAnswersOk) {
+  prometheus::Registry registry;
+  OpsServer server(":0", AlwaysReady(), registry);
+  ASSERT_TRUE(server.Start().ok());
+  ASSERT_GT(server.Port(), 0);
+  HttpAnswer answer = Fetch(server.Port(), "/healthz");
+  EXPECT_EQ(answer.status, 200);
+  EXPECT_EQ(answer.body, "ok");
+}
+
+TEST(OpsServer, ReadyzIs503WithTheReasonUntilTheCallbackSaysReady) {
+  prometheus::Registry registry;
+  std::atomic<bool> ready{false};
+  OpsServer server(
+      "127.0.0.1:0",
+      [&ready] {
+        return std::pair<bool, std::string>{ready.load(), "informer caches not synced"};
+      },
+      registry);
+  ASSERT_TRUE(server.Start().ok());
+
+  HttpAnswer not_ready = Fetch(server.Port(), "/readyz");
+  EXPECT_EQ(not_ready.status, 503);
+  EXPECT_EQ(not_ready.body, "informer caches not synced");
+
+  ready = true;
+  HttpAnswer now_ready = Fetch(server.Port(), "/readyz");
+  EXPECT_EQ(now_ready.status, 200);
+  EXPECT_EQ(now_ready.body, "ok");
+  // Liveness does not depend on readiness.
+  ready = false;
+  EXPECT_EQ(Fetch(server.Port(), "/healthz").status, 200);
+}
+
+TEST(OpsServer, MetricsServesTheRegistryInTextFormat004) {
+  prometheus::Registry registry;
+  prometheus::BuildCounter()
+      .Name("test_requests_total")
+      .Help("requests")
+      .Register(registry)
+      .Add({{"path", "/x"}})
+      .Increment(3);
+  OpsServer server("127.0.0.1:0", AlwaysReady(), registry);
+  ASSERT_TRUE(server.Start().ok());
+
+  HttpAnswer answer = Fetch(server.Port(), "/metrics");
+  EXPECT_EQ(answer.status, 200);
+  EXPECT_EQ(answer.content_type, "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_NE(answer.body.find("# TYPE test_requests_total counter\n"), std::string::npos)
+      << answer.body;
+  EXPECT_NE(answer.body.find("test_requests_total{path=\"/x\"} 3\n"), std::string::npos)
+      << answer.body;
+}
+
+TEST(OpsServer, MetricsCanComeFromACallback) {
+  OpsServer server("127.0.0.1:0", AlwaysReady(), [] { return std::string("up 1\n"); });
+  ASSERT_TRUE(server.Start().ok());
+  EXPECT_EQ(Fetch(server.Port(), "/metrics").body, "up 1\n");
+}
+
+TEST(OpsServer, UnknownPathsAre404AndOtherMethods405) {
+  prometheus::Registry registry;
+  OpsServer server("127.0.0.1:0", AlwaysReady(), registry);
+  ASSERT_TRUE(server.Start().ok());
+  for (const char* path : {"/", "/nope", "/healthz/extra", "/metricsx", "/readyz2"}) {
+    EXPECT_EQ(Fetch(server.Port(), path).status, 404) << path;
+  }
+  EXPECT_EQ(Fetch(server.Port(), "/healthz", "POST").status, 405);
+  EXPECT_EQ(Fetch(server.Port(), "/metrics", "DELETE").status, 405);
+}
+
+TEST(OpsServer, AReadinessCallbackThatThrowsGives500) {
+  prometheus::Registry registry;
+  OpsServer server(
+      "127.0.0.1:0",
+      []() -> std::pair<bool, std::string> { throw std::runtime_error("cache gone"); }, registry);
+  ASSERT_TRUE(server.Start().ok());
+  HttpAnswer answer = Fetch(server.Port(), "/readyz");
+  EXPECT_EQ(answer.status, 500);
+  EXPECT_NE(answer.body.find("cache gone"), std::string::npos);
+}
+
+TEST(OpsServer, PortAlreadyInUseIsAnErrorNamingTheAddress) {
+  prometheus::Registry registry;
+  OpsServer first("127.0.0.1:0", AlwaysReady(), registry);
+  ASSERT_TRUE(first.Start().ok());
+  std::string taken = "127.0.0.1:" + std::to_string(first.Port());
+
+  OpsServer second(taken, AlwaysReady(), registry);
+  Status started = second.Start();
+  ASSERT_FALSE(started.ok());
+  EXPECT_NE(started.message().find(taken), std::string::npos) << started.message();
+  EXPECT_NE(started.message().find("Address already in use"), std::string::npos)
+      << started.message();
+  EXPECT_EQ(second.Port(), 0);
+  // The first server is unaffected.
+  EXPECT_EQ(Fetch(first.Port(), "/healthz").status, 200);
+}
+
+TEST(OpsServer, MalformedAddressOrSecondStartIsAnError) {
+  prometheus::Registry registry;
+  OpsServer malformed("8080", AlwaysReady(), registry);
+  EXPECT_FALSE(malformed.Start().ok());
+
+  OpsServer server("127.0.0.1:0", AlwaysReady(), registry);
+  ASSERT_TRUE(server.Start().ok());
+  EXPECT_FALSE(server.Start().ok());
+}
+
+TEST(OpsServer, StopIsIdempotentAndTheServerCanStartAgain) {
+  prometheus::Registry registry;
+  OpsServer server("127.0.0.1:0", AlwaysReady(), registry);
+  ASSERT_TRUE(server.Start().ok());
+  int port = server.Port();
+  server.Stop();
+  server.Stop();
+  EXPECT_EQ(server.Port(), 0);
+  EXPECT_EQ(Fetch(port, "/healthz").status, 0);  // nothing listens any more
+
+  ASSERT_TRUE(server.Start().ok());
+  EXPECT_EQ(Fetch(server.Port(), "/healthz").status, 200);
+}
+
+}  // namespace
+}  // namespace quotient::telemetry
