@@ -3,23 +3,13 @@
 #include <algorithm>
 
 #include "actions/pod_affinity.h"
+#include "core/label_selectors.h"
 
 namespace quotient::actions {
 namespace {
 
 using core::Index;
-
-std::optional<int64_t> AsInt(const std::string& s) {
-  if (s.empty() || s.size() > 18) return std::nullopt;
-  size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-  if (i == s.size()) return std::nullopt;
-  int64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return std::nullopt;
-    v = v * 10 + (s[i] - '0');
-  }
-  return s[0] == '-' ? -v : v;
-}
+using core::MatchesLabels;
 
 std::string UsableReason(const core::Node& node) {
   if (node.usable) return "";
@@ -52,14 +42,6 @@ std::string TaintReason(const core::Pod& pod, const core::Node& node) {
     }
   }
   return "";
-}
-
-bool MatchesNodeSelector(const core::Labels& selector, const core::Labels& labels) {
-  for (const auto& [key, value] : selector) {
-    auto it = labels.find(key);
-    if (it == labels.end() || it->second != value) return false;
-  }
-  return true;
 }
 
 // Host ports clash when port and protocol match and the host IPs overlap (empty or 0.0.0.0
@@ -99,25 +81,6 @@ bool Tolerates(const std::vector<core::Toleration>& tolerations, const core::Tai
   return false;
 }
 
-bool MatchesRequirement(const core::Labels& labels, const core::SelectorRequirement& r) {
-  auto it = labels.find(r.key);
-  const bool present = it != labels.end();
-  const auto in_values = [&] {
-    return present && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
-  };
-  if (r.op == "In") return in_values();
-  if (r.op == "NotIn") return !in_values();
-  if (r.op == "Exists") return present;
-  if (r.op == "DoesNotExist") return !present;
-  if ((r.op == "Gt" || r.op == "Lt") && present && r.values.size() == 1) {
-    const std::optional<int64_t> have = AsInt(it->second);
-    const std::optional<int64_t> bound = AsInt(r.values[0]);
-    if (!have || !bound) return false;
-    return r.op == "Gt" ? *have > *bound : *have < *bound;
-  }
-  return false;
-}
-
 bool MatchesNodeAffinity(const core::Node& node, const core::Affinity& affinity) {
   if (affinity.required_node_terms.empty()) return true;
   const core::Labels fields = {{"metadata.name", node.name}};
@@ -135,14 +98,6 @@ bool MatchesNodeAffinity(const core::Node& node, const core::Affinity& affinity)
   return false;
 }
 
-bool MatchesSelector(const core::LabelSelector& selector, const core::Labels& labels) {
-  if (!MatchesNodeSelector(selector.match_labels, labels)) return false;
-  for (const core::SelectorRequirement& r : selector.match_expressions) {
-    if (!MatchesRequirement(labels, r)) return false;
-  }
-  return true;
-}
-
 std::string CheckPredicates(const framework::Session& session, Index pod_index, Index node_index) {
   const core::Pod& pod = session.pod(pod_index);
   const core::Node& node = session.node(node_index);
@@ -154,8 +109,7 @@ std::string CheckPredicates(const framework::Session& session, Index pod_index, 
   }
   if (std::string r = GpuTypeReason(pod, node); !r.empty()) return r;
   if (std::string r = TaintReason(pod, node); !r.empty()) return r;
-  if (!MatchesNodeSelector(pod.node_selector, node.labels) ||
-      !MatchesNodeAffinity(node, pod.affinity)) {
+  if (!MatchesLabels(pod.node_selector, node.labels) || !MatchesNodeAffinity(node, pod.affinity)) {
     return "node(s) didn't match Pod's node affinity/selector";
   }
   if (std::string r = HostPortReason(session, pod, node_index); !r.empty()) return r;

@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "core/label_selectors.h"
 #include "framework/session.h"
 
 namespace quotient::actions {
@@ -20,8 +21,8 @@ std::string CheckPredicates(const framework::Session& session, core::Index pod, 
 
 // Kubernetes' matching rules, exposed for tests.
 bool Tolerates(const std::vector<core::Toleration>& tolerations, const core::Taint& taint);
-bool MatchesRequirement(const core::Labels& labels, const core::SelectorRequirement& r);
+using core::MatchesRequirement;
 bool MatchesNodeAffinity(const core::Node& node, const core::Affinity& affinity);
-bool MatchesSelector(const core::LabelSelector& selector, const core::Labels& labels);
+using core::MatchesSelector;
 
 }  // namespace quotient::actions

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <utility>
 
 #include "actions/job_tasks.h"
@@ -273,8 +274,24 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
   Attempt attempt(session, placer, spec);
   std::vector<const VictimUnit*> victims;
   int64_t slots_at_last_failure = -1;
+  // PodDisruptionBudgets: victims chosen so far, per budget. A unit that would take a budget
+  // below zero is passed over, and with it the rest of its job (a job is evicted whole or not
+  // at all, so its core unit cannot go once one of its surplus pods is protected).
+  std::map<Index, int32_t> budget_taken;
+  std::set<Index> protected_jobs;
+  const auto take_budget = [&](const VictimUnit& unit, int32_t sign) {
+    for (Index pod : unit.pods) {
+      for (Index b : session.pod(pod).budgets) budget_taken[b] += sign;
+    }
+  };
   while (const VictimUnit* candidate = next()) {
     const VictimUnit& unit = *candidate;
+    if (protected_jobs.count(unit.job) ||
+        !session.WithinDisruptionBudgets(unit.pods, budget_taken)) {
+      protected_jobs.insert(unit.job);
+      continue;
+    }
+    take_budget(unit, 1);
     victims.push_back(&unit);
     const Room more = Need(session, unit.pods, true);
     freed.gpu_milli += more.gpu_milli;
@@ -301,6 +318,7 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
         freed.gpu_milli -= less.gpu_milli;
         freed.cpu_milli -= less.cpu_milli;
         rooms.Unfree(*stuck);
+        take_budget(*stuck, -1);
         slots_at_last_failure = -1;
       }
       continue;
@@ -314,6 +332,7 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
       if (!attempt.Run(victims, statement, final_scenario, probe.moved_pods, true)) return false;
       statement.Commit();
     }
+    for (const VictimUnit* chosen : victims) session.SpendDisruptions(chosen->pods);
     return true;
   }
   return false;

@@ -106,3 +106,75 @@ TEST_F(VictimSolver, PodsOnNodesMissingFromTheInputAreNeverVictims) {
 
 }  // namespace
 }  // namespace quotient::actions
+
+namespace quotient::actions {
+namespace {
+
+core::PodDisruptionBudgetObject Budget(std::string ns, std::string name, std::string app,
+                                       int32_t allowed) {
+  core::PodDisruptionBudgetObject pdb;
+  pdb.meta.namespace_name = std::move(ns);
+  pdb.meta.name = std::move(name);
+  pdb.selector = core::LabelSelector{};
+  pdb.selector->match_labels["app"] = std::move(app);
+  pdb.disruptions_allowed = allowed;
+  return pdb;
+}
+
+class VictimSolverBudgets : public VictimSolver {
+ protected:
+  // Queue b (quota 0) runs four 1-GPU pods on one 4-GPU node, b-3 the newest (the first
+  // victim); queue a (quota 4) wants 2 GPUs back.
+  void SetUp() override {
+    objects_.nodes = {MakeNode("n1").Gpus(4)};
+    objects_.queues = {MakeQueue("a").Gpu(4, -1, 1), MakeQueue("b").Gpu(0, -1, 1)};
+    for (int k = 0; k < 4; ++k) {
+      objects_.pods.push_back(MakePod("ns", "b-" + std::to_string(k))
+                                  .Queue("b")
+                                  .Gpus(1)
+                                  .Label("app", k % 2 == 1 ? "odd" : "even")
+                                  .RunningOn("n1")
+                                  .Created(k + 1));
+    }
+    objects_.pod_groups = {MakeGroup("ns", "a-job").Queue("a").MinMember(1)};
+    objects_.pods.push_back(MakePod("ns", "a-0").Group("a-job").Gpus(2).Created(100));
+  }
+};
+
+TEST_F(VictimSolverBudgets, ProtectedPodsAreNotChosen) {
+  // Newest first would take b-3 and b-2; b-3 and b-1 (app=odd) are protected, so the even ones
+  // go instead.
+  objects_.pod_disruption_budgets = {Budget("ns", "odd", "odd", 0)};
+  EXPECT_EQ(Run(ReclaimAction()),
+            (std::vector<std::string>{"evict ns/b-2 n1", "evict ns/b-0 n1", "pipeline ns/a-0 n1"}));
+}
+
+TEST_F(VictimSolverBudgets, ABudgetAllowsAsManyEvictionsAsItSays) {
+  // One disruption allowed among the odd pods: b-3 may go, then b-1 may not; b-2 is next.
+  objects_.pod_disruption_budgets = {Budget("ns", "odd", "odd", 1)};
+  EXPECT_EQ(Run(ReclaimAction()),
+            (std::vector<std::string>{"evict ns/b-3 n1", "evict ns/b-2 n1", "pipeline ns/a-0 n1"}));
+}
+
+TEST_F(VictimSolverBudgets, APodUnderTwoBudgetsIsNeverAVictim) {
+  // The Eviction API refuses pods covered by two budgets, however generous.
+  objects_.pod_disruption_budgets = {Budget("ns", "odd-1", "odd", 5),
+                                     Budget("ns", "odd-2", "odd", 5)};
+  EXPECT_EQ(Run(ReclaimAction()),
+            (std::vector<std::string>{"evict ns/b-2 n1", "evict ns/b-0 n1", "pipeline ns/a-0 n1"}));
+}
+
+TEST_F(VictimSolverBudgets, NoReclaimWhenEveryCandidateIsProtected) {
+  objects_.pod_disruption_budgets = {Budget("ns", "odd", "odd", 0),
+                                     Budget("ns", "even", "even", 1)};
+  EXPECT_TRUE(Run(ReclaimAction()).empty());
+}
+
+TEST_F(VictimSolverBudgets, BudgetsOfAnotherNamespaceDoNotApply) {
+  objects_.pod_disruption_budgets = {Budget("other", "odd", "odd", 0)};
+  EXPECT_EQ(Run(ReclaimAction()),
+            (std::vector<std::string>{"evict ns/b-3 n1", "evict ns/b-2 n1", "pipeline ns/a-0 n1"}));
+}
+
+}  // namespace
+}  // namespace quotient::actions

@@ -41,6 +41,10 @@ std::vector<Job> BuildJobs(const ClusterObjects& objects, const SnapshotOptions&
                            const std::vector<Queue>& queues, std::vector<Pod>& pods,
                            Reporter& reporter);
 
+// budgets.cc: PodDisruptionBudgets with the pods they cover; sets Pod::budgets.
+std::vector<DisruptionBudget> BuildBudgets(const std::vector<PodDisruptionBudgetObject>& objects,
+                                           std::vector<Pod>& pods, Reporter& reporter);
+
 // gpu_occupancy.cc: node pods, used resources and GPU devices from the pods holding resources.
 void PlacePodsOnNodes(std::vector<Node>& nodes, std::vector<Pod>& pods);
 

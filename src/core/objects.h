@@ -181,6 +181,18 @@ struct PriorityClassObject {
   std::vector<std::string> problems;
 };
 
+// policy/v1 PodDisruptionBudget: what the solver needs to keep evictions within it. The budget
+// counts from status.disruptionsAllowed, the figure the Eviction API itself checks (computed by
+// the disruption controller); a PDB the controller has not processed yet allows none.
+struct PodDisruptionBudgetObject {
+  ObjectMeta meta;
+  // spec.selector; nullopt = a null selector, which selects no pod (policy/v1). An empty
+  // selector selects every pod of the namespace.
+  std::optional<LabelSelector> selector;
+  int32_t disruptions_allowed = 0;
+  std::vector<std::string> problems;
+};
+
 // Everything read from the input, in input order.
 struct ClusterObjects {
   std::vector<NodeObject> nodes;
@@ -188,6 +200,7 @@ struct ClusterObjects {
   std::vector<QueueObject> queues;
   std::vector<PodGroupObject> pod_groups;
   std::vector<PriorityClassObject> priority_classes;
+  std::vector<PodDisruptionBudgetObject> pod_disruption_budgets;
 };
 
 }  // namespace quotient::core

@@ -95,6 +95,9 @@ struct Pod {
   std::vector<Toleration> tolerations;
   Affinity affinity;
   std::vector<HostPort> host_ports;
+  // The PodDisruptionBudgets covering the pod (indices into Snapshot::budgets). The Eviction API
+  // refuses outright to evict a pod covered by more than one.
+  std::vector<Index> budgets;
   // Why this pod cannot be scheduled regardless of the cluster state (bad input). Empty if none.
   std::vector<std::string> problems;
 };
@@ -157,6 +160,13 @@ struct Queue {
   bool is_leaf() const { return children.empty(); }
 };
 
+// A PodDisruptionBudget: the pods it covers and how many of them may be disrupted now.
+struct DisruptionBudget {
+  std::string key;  // ns/name
+  int32_t disruptions_allowed = 0;
+  std::vector<Index> pods;  // sorted by key
+};
+
 // KAI's own utility pods (GPU reservation, scale-up pods, ours included): they hold
 // resources on nodes but are not "foreign" usage for fair share.
 bool IsUtilityPod(const Pod& pod);
@@ -164,10 +174,11 @@ bool IsUtilityPod(const Pod& pod);
 struct Snapshot {
   Time now{};
   std::string scheduler_name;
-  std::vector<Node> nodes;    // by name
-  std::vector<Pod> pods;      // by key
-  std::vector<Job> jobs;      // by key
-  std::vector<Queue> queues;  // by name
+  std::vector<Node> nodes;                // by name
+  std::vector<Pod> pods;                  // by key
+  std::vector<Job> jobs;                  // by key
+  std::vector<Queue> queues;              // by name
+  std::vector<DisruptionBudget> budgets;  // by key
   // Smallest nvidia.com/gpu.memory over GPU nodes, used to size pending gpu-memory requests.
   std::optional<int64_t> min_node_gpu_memory_mib;
 

@@ -16,6 +16,7 @@ SnapshotBuild BuildSnapshot(const ClusterObjects& objects, const SnapshotOptions
   s.nodes = build::BuildNodes(objects.nodes, options, reporter);
   s.pods = build::BuildPods(objects.pods, options, reporter);
   s.jobs = build::BuildJobs(objects, options, s.queues, s.pods, reporter);
+  s.budgets = build::BuildBudgets(objects.pod_disruption_budgets, s.pods, reporter);
   build::PlacePodsOnNodes(s.nodes, s.pods);
   for (const Node& n : s.nodes) {
     if (!n.gpu_memory_mib) continue;

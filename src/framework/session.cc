@@ -40,6 +40,31 @@ Session::Session(const core::Snapshot& snapshot, const SchedulerConfig& config)
       pods_with_anti_affinity_.push_back(static_cast<Index>(i));
     }
   }
+  for (const core::DisruptionBudget& b : snapshot.budgets) {
+    disruptions_left_.push_back(b.disruptions_allowed);
+  }
+}
+
+bool Session::WithinDisruptionBudgets(const std::vector<Index>& pods,
+                                      const std::map<Index, int32_t>& already) const {
+  std::map<Index, int32_t> wanted;
+  for (Index p : pods) {
+    const std::vector<Index>& budgets = pod(p).budgets;
+    if (budgets.size() > 1) return false;
+    if (budgets.size() == 1) ++wanted[budgets.front()];
+  }
+  for (const auto& [budget, count] : wanted) {
+    auto it = already.find(budget);
+    const int32_t taken = it == already.end() ? 0 : it->second;
+    if (taken + count > disruptions_left_[static_cast<size_t>(budget)]) return false;
+  }
+  return true;
+}
+
+void Session::SpendDisruptions(const std::vector<Index>& pods) {
+  for (Index p : pods) {
+    for (Index b : pod(p).budgets) --disruptions_left_[static_cast<size_t>(b)];
+  }
 }
 
 core::ShareVector Session::QuotaOf(Index pod_index, Index node_index) const {

@@ -44,6 +44,14 @@ class Session {
   // What the pod counts for in its queue on `node_index` (kNone: while pending).
   core::ShareVector QuotaOf(Index pod, Index node_index) const;
 
+  // PodDisruptionBudgets: whether evicting `pods` (on top of `already`, victims chosen so far and
+  // not yet committed, counted per budget) stays within what each budget still allows this
+  // cycle. A pod covered by more than one budget is never evictable (the Eviction API refuses).
+  bool WithinDisruptionBudgets(const std::vector<Index>& pods,
+                               const std::map<Index, int32_t>& already) const;
+  // Counts committed evictions against their budgets.
+  void SpendDisruptions(const std::vector<Index>& pods);
+
   void Record(Decision decision) { decisions_.push_back(std::move(decision)); }
   const std::vector<Decision>& decisions() const { return decisions_; }
 
@@ -67,6 +75,7 @@ class Session {
   fairshare::QueueShares shares_;
   ClusterState state_;
   std::vector<Index> pods_with_anti_affinity_;
+  std::vector<int32_t> disruptions_left_;  // by budget
   std::vector<Decision> decisions_;
   std::vector<AnnotationUpdate> annotations_;
   std::map<Index, std::vector<std::string>> job_reasons_;

@@ -159,8 +159,8 @@ bool DecodeRequirements(FieldDecoder& d, const Value* list, const std::string& f
 }
 
 // A metav1.LabelSelector; nullopt when any part of it was not valid.
-std::optional<core::LabelSelector> DecodeLabelSelector(FieldDecoder& d, const Value& map,
-                                                       const std::string& field) {
+std::optional<core::LabelSelector> DecodeSelector(FieldDecoder& d, const Value& map,
+                                                  const std::string& field) {
   core::LabelSelector out;
   const std::string labels_field = FieldPath(field, "matchLabels");
   const Value* labels = map.Find("matchLabels");
@@ -236,7 +236,7 @@ std::optional<core::PodAffinityTerm> DecodePodAffinityTerm(FieldDecoder& d, cons
   const Value* selector_value = term->Find("labelSelector");
   const bool matches_no_pod = Absent(selector_value);
   if (const Value* selector = d.Mapping(selector_value, selector_field)) {
-    std::optional<core::LabelSelector> decoded = DecodeLabelSelector(d, *selector, selector_field);
+    std::optional<core::LabelSelector> decoded = DecodeSelector(d, *selector, selector_field);
     if (decoded) {
       out.selector = std::move(*decoded);
     } else {
@@ -264,8 +264,7 @@ std::optional<core::PodAffinityTerm> DecodePodAffinityTerm(FieldDecoder& d, cons
   const std::string ns_selector_field = FieldPath(field, "namespaceSelector");
   const Value* ns_selector_value = term->Find("namespaceSelector");
   if (const Value* ns_selector = d.Mapping(ns_selector_value, ns_selector_field)) {
-    std::optional<core::LabelSelector> decoded =
-        DecodeLabelSelector(d, *ns_selector, ns_selector_field);
+    std::optional<core::LabelSelector> decoded = DecodeSelector(d, *ns_selector, ns_selector_field);
     if (!decoded) {
       valid = false;
     } else if (decoded->match_labels.empty() && decoded->match_expressions.empty()) {
@@ -325,6 +324,11 @@ core::Affinity DecodeAffinity(FieldDecoder& d, const Value* affinity, std::strin
   DecodePodAffinity(d, map->Find("podAntiAffinity"), FieldPath(field, "podAntiAffinity"), true,
                     out.required_pod_anti_affinity);
   return out;
+}
+
+std::optional<core::LabelSelector> DecodeLabelSelector(FieldDecoder& d, const Value& selector,
+                                                       std::string_view field) {
+  return DecodeSelector(d, selector, std::string(field));
 }
 
 }  // namespace quotient::kube

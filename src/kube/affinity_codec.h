@@ -20,6 +20,7 @@
 // - matchFields supports only metadata.name with In or NotIn, as the API server validates.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "core/objects.h"
@@ -31,5 +32,10 @@ namespace quotient::kube {
 // Decodes the mapping at spec.affinity (`affinity` may be nullptr or null: no affinity). `field`
 // is its path for messages ("spec.affinity").
 core::Affinity DecodeAffinity(FieldDecoder& d, const Value* affinity, std::string_view field);
+
+// A metav1.LabelSelector mapping (matchLabels, matchExpressions) at `field`; nullopt, with the
+// problem recorded, when any part of it is not valid.
+std::optional<core::LabelSelector> DecodeLabelSelector(FieldDecoder& d, const Value& selector,
+                                                       std::string_view field);
 
 }  // namespace quotient::kube

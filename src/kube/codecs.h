@@ -30,5 +30,7 @@ std::optional<core::PodGroupObject> DecodePodGroup(const Value& object,
                                                    const DecodeContext& context);
 std::optional<core::PriorityClassObject> DecodePriorityClass(const Value& object,
                                                              const DecodeContext& context);
+std::optional<core::PodDisruptionBudgetObject> DecodePodDisruptionBudget(
+    const Value& object, const DecodeContext& context);
 
 }  // namespace quotient::kube

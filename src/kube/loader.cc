@@ -30,6 +30,7 @@ constexpr KindEntry kSupportedKinds[] = {
     {"Queue", "scheduling.run.ai/v2"},
     {"PodGroup", "scheduling.run.ai/v2alpha2"},
     {"PriorityClass", "scheduling.k8s.io/v1"},
+    {"PodDisruptionBudget", "policy/v1"},
 };
 
 void AddError(LoadResult& out, std::string_view source, std::string message) {
@@ -69,6 +70,10 @@ void AppendObject(const Value& doc, std::string_view kind, const DecodeContext& 
     if (auto group = DecodePodGroup(doc, context)) out.pod_groups.push_back(std::move(*group));
   } else if (kind == "PriorityClass") {
     if (auto pc = DecodePriorityClass(doc, context)) out.priority_classes.push_back(std::move(*pc));
+  } else if (kind == "PodDisruptionBudget") {
+    if (auto pdb = DecodePodDisruptionBudget(doc, context)) {
+      out.pod_disruption_budgets.push_back(std::move(*pdb));
+    }
   }
 }
 

@@ -224,3 +224,64 @@ value: 3000000000
 
 }  // namespace
 }  // namespace quotient::kube
+
+namespace quotient::kube {
+namespace {
+
+TEST(PodDisruptionBudgetCodec, ReadsSelectorAndAllowedDisruptions) {
+  LoadResult r = Decode(R"(
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: team-a}
+spec:
+  minAvailable: 2
+  selector:
+    matchLabels: {app: web}
+    matchExpressions: [{key: tier, operator: In, values: [front]}]
+status: {disruptionsAllowed: 1, currentHealthy: 3}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: fresh, namespace: team-a}
+spec: {maxUnavailable: 1}
+)");
+  EXPECT_TRUE(r.diagnostics.empty()) << r.diagnostics[0].ToString();
+  ASSERT_EQ(r.objects.pod_disruption_budgets.size(), 2u);
+  const core::PodDisruptionBudgetObject& web = r.objects.pod_disruption_budgets[0];
+  EXPECT_EQ(web.meta.Key(), "team-a/web");
+  ASSERT_TRUE(web.selector.has_value());
+  EXPECT_EQ(web.selector->match_labels.at("app"), "web");
+  ASSERT_EQ(web.selector->match_expressions.size(), 1u);
+  EXPECT_EQ(web.disruptions_allowed, 1);
+  // No selector selects no pod; no status (the disruption controller has not seen it yet)
+  // allows no disruption, as the Eviction API would answer.
+  const core::PodDisruptionBudgetObject& fresh = r.objects.pod_disruption_budgets[1];
+  EXPECT_FALSE(fresh.selector.has_value());
+  EXPECT_EQ(fresh.disruptions_allowed, 0);
+}
+
+TEST(PodDisruptionBudgetCodec, BadSelectorProtectsTheWholeNamespace) {
+  LoadResult r = Decode(R"(
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: odd, namespace: team-a}
+spec:
+  selector:
+    matchExpressions: [{key: tier, operator: Near, values: [front]}]
+status: {disruptionsAllowed: -3}
+)");
+  ASSERT_EQ(r.objects.pod_disruption_budgets.size(), 1u);
+  const core::PodDisruptionBudgetObject& odd = r.objects.pod_disruption_budgets[0];
+  ASSERT_TRUE(odd.selector.has_value());
+  EXPECT_TRUE(odd.selector->match_labels.empty());
+  EXPECT_TRUE(odd.selector->match_expressions.empty());
+  EXPECT_EQ(odd.disruptions_allowed, 0);
+  ASSERT_EQ(odd.problems.size(), 2u);
+  EXPECT_NE(odd.problems[0].find("spec.selector.matchExpressions[0].operator"), std::string::npos)
+      << odd.problems[0];
+  EXPECT_NE(odd.problems[1].find("status.disruptionsAllowed"), std::string::npos)
+      << odd.problems[1];
+}
+
+}  // namespace
+}  // namespace quotient::kube

@@ -34,11 +34,14 @@ ClusterCache::ClusterCache(kubeclient::Client& client)
       pods_(client, For(kubeclient::resources::Pods()), DecodePodObject),
       queues_(client, For(kubeclient::resources::Queues()), DecodeQueueObject),
       pod_groups_(client, For(kubeclient::resources::PodGroups()), DecodePodGroupObject),
-      priority_classes_(client, For(PriorityClasses()), DecodePriorityClassObject) {
+      priority_classes_(client, For(PriorityClasses()), DecodePriorityClassObject),
+      budgets_(client, For(kubeclient::resources::PodDisruptionBudgets()),
+               DecodePodDisruptionBudgetObject) {
   Watch(nodes_);
   Watch(queues_);
   Watch(pod_groups_);
   Watch(priority_classes_);
+  Watch(budgets_);
   // Pods also settle the overlay: once a pod's own state shows a node (or the pod is gone),
   // the assumption has served its purpose. Only changes that alter the scheduling picture wake
   // the loop: a pod confirming the node we bound it to, or a bound pod starting to run, does
@@ -93,6 +96,7 @@ void ClusterCache::Start() {
   queues_.Start();
   pod_groups_.Start();
   priority_classes_.Start();
+  budgets_.Start();
 }
 
 void ClusterCache::Stop() {
@@ -101,12 +105,13 @@ void ClusterCache::Stop() {
   queues_.Stop();
   pod_groups_.Stop();
   priority_classes_.Stop();
+  budgets_.Stop();
 }
 
 bool ClusterCache::WaitForSync(std::chrono::milliseconds timeout) {
   return nodes_.WaitForSync(timeout) && pods_.WaitForSync(timeout) &&
          queues_.WaitForSync(timeout) && pod_groups_.WaitForSync(timeout) &&
-         priority_classes_.WaitForSync(timeout);
+         priority_classes_.WaitForSync(timeout) && budgets_.WaitForSync(timeout);
 }
 
 core::ClusterObjects ClusterCache::Objects() const {
@@ -124,6 +129,7 @@ core::ClusterObjects ClusterCache::Objects() const {
   objects.queues = Values(queues_);
   objects.pod_groups = Values(pod_groups_);
   objects.priority_classes = Values(priority_classes_);
+  objects.pod_disruption_budgets = Values(budgets_);
   if (!assumed.empty()) {
     for (core::PodObject& pod : objects.pods) {
       auto it = assumed.find(pod.meta.Key());

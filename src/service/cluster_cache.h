@@ -1,7 +1,7 @@
 // The scheduler's view of the cluster: one informer per kind it reads (Nodes, Pods, Queues,
-// PodGroups, PriorityClasses), each decoding on arrival into the core objects a cycle needs, so
-// a cycle copies ready objects instead of parsing anything. Objects come out sorted by key, so
-// cycles are deterministic whatever order the watch events came in.
+// PodGroups, PriorityClasses, PodDisruptionBudgets), each decoding on arrival into the core objects
+// a cycle needs, so a cycle copies ready objects instead of parsing anything. Objects come out
+// sorted by key, so cycles are deterministic whatever order the watch events came in.
 //
 // Decisions the API server has not confirmed yet live in an overlay: a pod we asked to bind
 // counts as bound to its node until the pod's own update arrives (or the bind fails), so the next
@@ -56,6 +56,7 @@ class ClusterCache {
   kubeclient::Informer<core::QueueObject> queues_;
   kubeclient::Informer<core::PodGroupObject> pod_groups_;
   kubeclient::Informer<core::PriorityClassObject> priority_classes_;
+  kubeclient::Informer<core::PodDisruptionBudgetObject> budgets_;
 
   mutable std::mutex mu_;
   std::map<std::string, std::string> assumed_;  // pod -> node

@@ -43,5 +43,10 @@ Result<core::PodGroupObject> DecodePodGroupObject(const kubeclient::RawObject& r
 Result<core::PriorityClassObject> DecodePriorityClassObject(const kubeclient::RawObject& raw) {
   return DecodeWith<core::PriorityClassObject>(raw, "PriorityClass", kube::DecodePriorityClass);
 }
+Result<core::PodDisruptionBudgetObject> DecodePodDisruptionBudgetObject(
+    const kubeclient::RawObject& raw) {
+  return DecodeWith<core::PodDisruptionBudgetObject>(raw, "PodDisruptionBudget",
+                                                     kube::DecodePodDisruptionBudget);
+}
 
 }  // namespace quotient::service

@@ -18,5 +18,7 @@ Result<core::PodObject> DecodePodObject(const kubeclient::RawObject& raw);
 Result<core::QueueObject> DecodeQueueObject(const kubeclient::RawObject& raw);
 Result<core::PodGroupObject> DecodePodGroupObject(const kubeclient::RawObject& raw);
 Result<core::PriorityClassObject> DecodePriorityClassObject(const kubeclient::RawObject& raw);
+Result<core::PodDisruptionBudgetObject> DecodePodDisruptionBudgetObject(
+    const kubeclient::RawObject& raw);
 
 }  // namespace quotient::service

@@ -182,7 +182,11 @@ void SchedulerService::RunCycle() {
         stats_.last_error = "evict " + d.pod + ": " + outcome.error().Describe();
         spdlog::warn("{}", stats_.last_error);
       } else if (*outcome == kubeclient::EvictionOutcome::kBlockedByDisruptionBudget) {
+        // Rare: the solver keeps within the budgets it knows, so only a budget that changed
+        // since the cache saw it lands here. The next cycle decides again.
         ++stats_.evictions_blocked;
+        spdlog::info("eviction of {} blocked by a PodDisruptionBudget; deciding again next cycle",
+                     d.pod);
       } else {
         ++stats_.evictions;
         spdlog::info("evicted {} from {} ({}): {}", d.pod, d.node, d.action, d.reason);

@@ -353,5 +353,64 @@ TEST(SchedulerE2ETest, AQueueUnderItsQuotaReclaimsFromOneOverItAndSaysWhy) {
   std::printf("eviction explained: %s\n", example.c_str());
 }
 
+TEST(SchedulerE2ETest, ReclaimPassesOverPodsAPodDisruptionBudgetProtects) {
+  TwoNodeCluster cluster("pdb", {{"pdb-under", 8}, {"pdb-over", 8}});
+  auto& admin = cluster.admin;
+  const std::string& ns = cluster.ns;
+  const std::string scheduler = "quotient-pdb";
+  // Eight protected pods may not lose a single one (minAvailable 8 of 8).
+  nlohmann::json pdb = {
+      {"apiVersion", "policy/v1"},
+      {"kind", "PodDisruptionBudget"},
+      {"metadata", {{"name", "keep-all"}}},
+      {"spec", {{"minAvailable", 8}, {"selector", {{"matchLabels", {{"app", "protected"}}}}}}}};
+  ASSERT_TRUE(admin->Create(kubeclient::resources::PodDisruptionBudgets(), ns, pdb.dump()).ok());
+  SchedulerProcess process(scheduler);
+  // The protected pods are created last, so without the budget they would be the first victims
+  // (newest first within a queue).
+  auto create = [&](const std::string& name, const std::string& queue, bool is_protected) {
+    nlohmann::json pod = nlohmann::json::parse(GpuPod(name, scheduler, queue, 1));
+    if (is_protected) pod["metadata"]["labels"]["app"] = "protected";
+    ASSERT_TRUE(admin->Create(Pods(), ns, pod.dump()).ok()) << name;
+  };
+  for (int i = 0; i < 8; ++i) create("free-" + std::to_string(i), "pdb-over", false);
+  ASSERT_TRUE(WaitFor([&] { return BoundCount(*admin, ns) == 8; }, std::chrono::seconds(60)));
+  for (int i = 0; i < 8; ++i) create("kept-" + std::to_string(i), "pdb-over", true);
+  ASSERT_TRUE(WaitFor([&] { return BoundCount(*admin, ns) == 16; }, std::chrono::seconds(60)));
+  // The disruption controller has counted the eight protected pods healthy: none may go.
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto b = admin->Get(kubeclient::resources::PodDisruptionBudgets(), ns, "keep-all");
+        return b.ok() && JsonField(b->json, "status.currentHealthy") == "8" &&
+               JsonField(b->json, "status.disruptionsAllowed") == "0";
+      },
+      std::chrono::seconds(60)));
+  for (int i = 0; i < 8; ++i) create("under-" + std::to_string(i), "pdb-under", false);
+  auto running = [&](const std::string& prefix) {
+    int n = 0;
+    auto pods = admin->List(Pods(), ns, {});
+    for (const auto& p : pods->items) {
+      if (p.name.rfind(prefix, 0) == 0 && !p.deleting &&
+          !JsonField(p.json, "spec.nodeName").empty())
+        ++n;
+    }
+    return n;
+  };
+  ASSERT_TRUE(WaitFor([&] { return running("under-") == 8; }, std::chrono::seconds(90)))
+      << "under: " << running("under-") << " kept: " << running("kept-")
+      << " free: " << running("free-");
+  EXPECT_EQ(running("kept-"), 8);
+  EXPECT_EQ(running("free-"), 0);
+  // No protected pod was even tried: no Evict event, no 429 from the Eviction API.
+  auto events = admin->List(kubeclient::resources::Events(), ns, {});
+  ASSERT_TRUE(events.ok());
+  for (const auto& e : events->items) {
+    if (JsonField(e.json, "reason") != "Evict") continue;
+    EXPECT_EQ(JsonField(e.json, "regarding.name").rfind("kept-", 0), std::string::npos)
+        << JsonField(e.json, "regarding.name");
+  }
+  EXPECT_FALSE(process.LogContains("blocked by a PodDisruptionBudget"));
+}
+
 }  // namespace
 }  // namespace quotient::k8s_integration
