@@ -13,4 +13,4 @@ version=v1.36.3
 ldflags="-X k8s.io/component-base/version.gitVersion=$version"
 ldflags+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=36"
 (cd test/k8s-harness && go build -trimpath -ldflags "$ldflags" -o ../../build/k8s-harness .)
-exec ./build/k8s-harness --crds deploy/crds "$@"
+exec ./build/k8s-harness --crds deploy/helm/quotient/crds "$@"

@@ -1,0 +1,497 @@
+// The Helm chart (deploy/helm/quotient) with the real `helm` command (test/helm-tool) against the
+// real API server: it lints and renders; it installs next to the CRDs the harness created from the
+// chart's own crds/ folder; what it creates reads back with the chart's values; and the scheduler
+// binary, running as the chart's ServiceAccount (a TokenRequest token, so with nothing but the
+// chart's RBAC), with the chart's configuration and the flags of the chart's Deployment, binds a
+// GPU pod in the chart's default-queue, says why a pod that cannot fit is pending, and is refused
+// what the chart does not grant.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "child_process.h"
+#include "cluster.h"
+
+extern char** environ;
+
+namespace quotient::k8s_integration {
+namespace {
+
+using kubeclient::ApiReason;
+using kubeclient::Resource;
+using kubeclient::resources::Nodes;
+using kubeclient::resources::Pods;
+
+const Resource kServiceAccounts{"", "v1", "serviceaccounts", true};
+const Resource kServices{"", "v1", "services", true};
+const Resource kSecrets{"", "v1", "secrets", true};
+const Resource kDeployments{"apps", "v1", "deployments", true};
+const Resource kRoles{"rbac.authorization.k8s.io", "v1", "roles", true};
+const Resource kRoleBindings{"rbac.authorization.k8s.io", "v1", "rolebindings", true};
+const Resource kPriorityClasses{"scheduling.k8s.io", "v1", "priorityclasses", false};
+
+// The release: its name contains the chart's, so its objects are named after it.
+const std::string kRelease = "quotient-it";
+// The chart's default scheduler name.
+const std::string kSchedulerName = "quotient";
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs `args` (args[0] a path) to completion with `env` added to this process's environment.
+CommandResult RunCommand(std::vector<std::string> args, const std::vector<std::string>& env = {}) {
+  CommandResult result;
+  std::array<int, 2> out{-1, -1};
+  if (pipe2(out.data(), O_CLOEXEC) != 0) return result;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDERR_FILENO);
+  std::vector<std::string> environment(env);
+  for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+  for (std::string& a : args) argv.push_back(a.data());
+  for (std::string& e : environment) envp.push_back(e.data());
+  argv.push_back(nullptr);
+  envp.push_back(nullptr);
+  pid_t pid = -1;
+  int spawned = posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  if (spawned != 0) {
+    close(out[0]);
+    result.output = "cannot start " + args[0];
+    return result;
+  }
+  std::array<char, 4096> buffer{};
+  for (ssize_t n; (n = read(out[0], buffer.data(), buffer.size())) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    result.output.append(buffer.data(), static_cast<size_t>(n));
+  }
+  close(out[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+std::string TestDir() {
+  std::string dir = Harness().data_dir() + "/helm-test";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// helm with its cache, configuration and data under the test's folder (not the user's home).
+CommandResult Helm(std::vector<std::string> args) {
+  args.insert(args.begin(), QUOTIENT_HELM);
+  std::string home = TestDir() + "/helm-home";
+  return RunCommand(args,
+                    {"HELM_CACHE_HOME=" + home + "/cache", "HELM_CONFIG_HOME=" + home + "/config",
+                     "HELM_DATA_HOME=" + home + "/data"});
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+nlohmann::json GetJson(kubeclient::Client& client, const Resource& resource, const std::string& ns,
+                       const std::string& name) {
+  auto object = client.Get(resource, ns, name);
+  EXPECT_TRUE(object.ok()) << resource.Describe() << " " << ns << "/" << name << ": "
+                           << (object.ok() ? "" : object.error().Describe());
+  return object.ok() ? nlohmann::json::parse(object->json) : nlohmann::json::object();
+}
+
+TEST(HelmChartTest, LintsAndRenders) {
+  CommandResult lint = Helm({"lint", QUOTIENT_CHART_DIR});
+  EXPECT_EQ(lint.exit_code, 0) << lint.output;
+  lint = Helm({"lint", QUOTIENT_CHART_DIR, "--set", "placementStrategy=spread"});
+  EXPECT_EQ(lint.exit_code, 0) << lint.output;
+
+  CommandResult all = Helm({"template", "quotient", QUOTIENT_CHART_DIR, "-n", "quotient-system"});
+  ASSERT_EQ(all.exit_code, 0) << all.output;
+  for (const char* kind : {"kind: ServiceAccount", "kind: ClusterRole", "kind: ClusterRoleBinding",
+                           "kind: Role", "kind: RoleBinding", "kind: ConfigMap", "kind: Service",
+                           "kind: Deployment", "kind: PriorityClass", "kind: Queue"}) {
+    EXPECT_NE(all.output.find(kind), std::string::npos) << kind;
+  }
+  // binpack (the default): all five actions, gpupack.
+  CommandResult binpack =
+      Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--show-only", "templates/configmap.yaml"});
+  ASSERT_EQ(binpack.exit_code, 0) << binpack.output;
+  EXPECT_NE(binpack.output.find(
+                R"(actions: "allocate, consolidation, reclaim, preempt, stalegangeviction")"),
+            std::string::npos)
+      << binpack.output;
+  EXPECT_NE(binpack.output.find("gpu: binpack"), std::string::npos) << binpack.output;
+  EXPECT_NE(binpack.output.find("name: gpupack"), std::string::npos) << binpack.output;
+  // spread: no consolidation (KAI's operator drops it), gpuspread.
+  CommandResult spread = Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--show-only",
+                               "templates/configmap.yaml", "--set", "placementStrategy=spread"});
+  ASSERT_EQ(spread.exit_code, 0) << spread.output;
+  EXPECT_NE(spread.output.find(R"(actions: "allocate, reclaim, preempt, stalegangeviction")"),
+            std::string::npos)
+      << spread.output;
+  EXPECT_NE(spread.output.find("gpu: spread"), std::string::npos) << spread.output;
+  EXPECT_NE(spread.output.find("cpu: spread"), std::string::npos) << spread.output;
+  EXPECT_NE(spread.output.find("name: gpuspread"), std::string::npos) << spread.output;
+  // A strategy the scheduler does not know is refused at render time.
+  CommandResult bad =
+      Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--set", "placementStrategy=diagonal"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("placementStrategy must be binpack or spread"), std::string::npos)
+      << bad.output;
+  // The cluster-wide defaults can be left out (KAI already installed them, say).
+  CommandResult without = Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--set",
+                                "priorityClasses.create=false,defaultQueues.create=false"});
+  ASSERT_EQ(without.exit_code, 0) << without.output;
+  EXPECT_EQ(without.output.find("kind: PriorityClass"), std::string::npos);
+  EXPECT_EQ(without.output.find("kind: Queue"), std::string::npos);
+}
+
+// One release for the suite (its PriorityClasses and queues are cluster-wide): installed before
+// the first test, uninstalled after the last.
+class HelmInstallTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    namespace_ = "it-helm-" + std::to_string(getpid());
+    install_ =
+        Helm({"install", kRelease, QUOTIENT_CHART_DIR, "-n", namespace_, "--create-namespace",
+              "--kubeconfig", Harness().admin_kubeconfig(), "--set", "replicas=0", "--wait=false"});
+  }
+  static void TearDownTestSuite() {
+    CommandResult uninstall = Helm({"uninstall", kRelease, "-n", namespace_, "--kubeconfig",
+                                    Harness().admin_kubeconfig(), "--wait=false"});
+    EXPECT_EQ(uninstall.exit_code, 0) << uninstall.output;
+    auto admin = AdminClient();
+    // Helm removed what it created, cluster-wide objects included (CRDs excepted).
+    EXPECT_TRUE(admin->Get(kPriorityClasses, "", "train").Is(ApiReason::kNotFound));
+    EXPECT_TRUE(
+        admin->Get(kubeclient::resources::Queues(), "", "default-queue").Is(ApiReason::kNotFound));
+    EXPECT_TRUE(
+        admin->Get(kubeclient::resources::ClusterRoles(), "", kRelease).Is(ApiReason::kNotFound));
+    EXPECT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", namespace_).ok());
+  }
+  void SetUp() override { ASSERT_EQ(install_.exit_code, 0) << install_.output; }
+
+  static std::string namespace_;
+  static CommandResult install_;
+};
+std::string HelmInstallTest::namespace_;
+CommandResult HelmInstallTest::install_;
+
+TEST_F(HelmInstallTest, CreatesTheObjectsWithTheChartsValues) {
+  auto admin = AdminClient();
+  const std::string& ns = namespace_;
+  GetJson(*admin, kServiceAccounts, ns, kRelease);
+
+  // RBAC: the ClusterRole bound to the ServiceAccount; the Lease Role in the release namespace.
+  nlohmann::json role = GetJson(*admin, kubeclient::resources::ClusterRoles(), "", kRelease);
+  std::map<std::string, std::set<std::string>> verbs;  // "group/resource" -> verbs
+  for (const auto& rule : role["rules"]) {
+    for (const auto& group : rule["apiGroups"]) {
+      for (const auto& resource : rule["resources"]) {
+        for (const auto& verb : rule["verbs"]) {
+          verbs[group.get<std::string>() + "/" + resource.get<std::string>()].insert(verb);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(verbs["/pods/binding"], std::set<std::string>{"create"});
+  EXPECT_EQ(verbs["/pods/eviction"], std::set<std::string>{"create"});
+  EXPECT_EQ(verbs["/pods/status"], std::set<std::string>{"patch"});
+  EXPECT_EQ(verbs["/nodes"], (std::set<std::string>{"get", "list", "watch"}));
+  EXPECT_EQ(verbs["scheduling.run.ai/queues/status"], (std::set<std::string>{"patch", "update"}));
+  EXPECT_EQ(verbs["events.k8s.io/events"], (std::set<std::string>{"create", "patch"}));
+  EXPECT_EQ(verbs.count("coordination.k8s.io/leases"), 0u) << "leases belong in the Role";
+  for (const auto& [resource, granted] : verbs) {
+    EXPECT_EQ(granted.count("*"), 0u) << resource;
+    EXPECT_EQ(granted.count("delete"), 0u) << resource;
+  }
+  nlohmann::json binding =
+      GetJson(*admin, kubeclient::resources::ClusterRoleBindings(), "", kRelease);
+  EXPECT_EQ(binding["roleRef"]["name"], kRelease);
+  EXPECT_EQ(binding["subjects"][0]["name"], kRelease);
+  EXPECT_EQ(binding["subjects"][0]["namespace"], ns);
+  nlohmann::json lease_role = GetJson(*admin, kRoles, ns, kRelease + "-leader-election");
+  EXPECT_EQ(lease_role["rules"][0]["resources"][0], "leases");
+  GetJson(*admin, kRoleBindings, ns, kRelease + "-leader-election");
+
+  // The configuration in KAI's format.
+  nlohmann::json config =
+      GetJson(*admin, kubeclient::resources::ConfigMaps(), ns, kRelease + "-config");
+  std::string config_yaml = config["data"].value("config.yaml", "");
+  EXPECT_NE(config_yaml.find(
+                R"(actions: "allocate, consolidation, reclaim, preempt, stalegangeviction")"),
+            std::string::npos)
+      << config_yaml;
+  EXPECT_NE(config_yaml.find("name: nodeplacement"), std::string::npos) << config_yaml;
+
+  nlohmann::json service = GetJson(*admin, kServices, ns, kRelease);
+  EXPECT_EQ(service["spec"]["ports"][0]["name"], "metrics");
+  EXPECT_EQ(service["spec"]["ports"][0]["port"], 8080);
+
+  // The Deployment: what --set asked, the flags, the hardening, the probes, the mounted config.
+  nlohmann::json deployment = GetJson(*admin, kDeployments, ns, kRelease);
+  EXPECT_EQ(deployment["spec"]["replicas"], 0);
+  nlohmann::json pod = deployment["spec"]["template"]["spec"];
+  // No schedulerName in the chart: the API server's default, the cluster's own scheduler.
+  EXPECT_EQ(pod["schedulerName"], "default-scheduler");
+  EXPECT_EQ(pod["serviceAccountName"], kRelease);
+  EXPECT_EQ(pod["securityContext"]["runAsNonRoot"], true);
+  EXPECT_EQ(pod["securityContext"]["runAsUser"], 10000);
+  nlohmann::json container = pod["containers"][0];
+  EXPECT_EQ(container["image"], "quotient:0.1.0");
+  EXPECT_EQ(container["securityContext"]["readOnlyRootFilesystem"], true);
+  EXPECT_EQ(container["securityContext"]["allowPrivilegeEscalation"], false);
+  EXPECT_EQ(container["securityContext"]["capabilities"]["drop"][0], "ALL");
+  EXPECT_EQ(container["livenessProbe"]["httpGet"]["path"], "/healthz");
+  EXPECT_EQ(container["readinessProbe"]["httpGet"]["path"], "/readyz");
+  EXPECT_EQ(container["resources"]["requests"]["cpu"], "250m");
+  EXPECT_EQ(container["resources"]["limits"]["cpu"], "700m");
+  EXPECT_EQ(container["resources"]["limits"]["memory"], "512Mi");
+  std::vector<std::string> args = container["args"].get<std::vector<std::string>>();
+  for (const std::string& flag : std::vector<std::string>{
+           "--scheduler-name=quotient", "--scheduler-conf=/etc/quotient/config.yaml",
+           "--schedule-period=1s", "--leader-elect", "--leader-elect-namespace=" + ns,
+           "--nodepool-label-key=kai.scheduler/node-pool", "--metrics-namespace",
+           "--partition-label-value", "--listen-address=:8080", "--log-format=json"}) {
+    EXPECT_NE(std::find(args.begin(), args.end(), flag), args.end()) << flag;
+  }
+  EXPECT_EQ(container["volumeMounts"][0]["mountPath"], "/etc/quotient");
+
+  // KAI's PriorityClasses: below 100 preemptible, none the cluster default.
+  for (const auto& [name, value] : std::map<std::string, int>{
+           {"train", 50}, {"build-preemptible", 75}, {"build", 100}, {"inference", 125}}) {
+    nlohmann::json pc = GetJson(*admin, kPriorityClasses, "", name);
+    EXPECT_EQ(pc["value"], value) << name;
+    EXPECT_EQ(pc.value("globalDefault", false), false) << name;
+  }
+  // KAI's default queues: default-parent-queue -> default-queue, quota 0, no limit, weight 1.
+  nlohmann::json parent =
+      GetJson(*admin, kubeclient::resources::Queues(), "", "default-parent-queue");
+  EXPECT_FALSE(parent["spec"].contains("parentQueue"));
+  nlohmann::json queue = GetJson(*admin, kubeclient::resources::Queues(), "", "default-queue");
+  EXPECT_EQ(queue["spec"]["parentQueue"], "default-parent-queue");
+  for (const nlohmann::json* q : {&parent, &queue}) {
+    for (const char* resource : {"gpu", "cpu", "memory"}) {
+      const nlohmann::json& r = (*q)["spec"]["resources"][resource];
+      EXPECT_EQ(r["quota"], 0) << resource;
+      EXPECT_EQ(r["limit"], -1) << resource;
+      EXPECT_EQ(r["overQuotaWeight"], 1) << resource;
+    }
+  }
+}
+
+// `quotient scheduler --help`: whether the binary has flag `name` ("--x"), for the Deployment's
+// flags that the binary may not have yet.
+bool BinaryHasFlag(const std::string& help, const std::string& name) {
+  for (size_t at = help.find(name); at != std::string::npos; at = help.find(name, at + 1)) {
+    char after = at + name.size() < help.size() ? help[at + name.size()] : '\n';
+    if (after == ' ' || after == '\n' || after == ',' || after == '=') return true;
+  }
+  return false;
+}
+
+// The Deployment's container args as the scheduler binary here runs them: the configuration
+// file and listen address replaced by local ones, flags the binary does not know yet left out
+// (named in `skipped`).
+std::vector<std::string> LocalArgs(const std::vector<std::string>& deployment_args,
+                                   const std::string& config_file, const std::string& help,
+                                   std::vector<std::string>& skipped) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < deployment_args.size(); ++i) {
+    std::string arg = deployment_args[i];
+    if (arg.rfind("--", 0) != 0) {
+      out.push_back(arg);  // the subcommand
+      continue;
+    }
+    std::string name = arg.substr(0, arg.find('='));
+    // "--flag value": the next argument is the value.
+    bool separate_value = arg.find('=') == std::string::npos && i + 1 < deployment_args.size() &&
+                          deployment_args[i + 1].rfind("--", 0) != 0;
+    if (!BinaryHasFlag(help, name)) {
+      skipped.push_back(name);
+      if (separate_value) ++i;
+      continue;
+    }
+    if (name == "--scheduler-conf") arg = "--scheduler-conf=" + config_file;
+    if (name == "--listen-address") arg = "--listen-address=127.0.0.1:0";  // any free port
+    out.push_back(arg);
+    if (separate_value) out.push_back(deployment_args[++i]);
+  }
+  return out;
+}
+
+std::string GpuPod(const std::string& name, int gpus) {
+  nlohmann::json pod =
+      nlohmann::json::parse(PodJson(name, R"({"kai.scheduler/queue":"default-queue"})"));
+  pod["spec"]["schedulerName"] = kSchedulerName;
+  pod["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = std::to_string(gpus);
+  return pod.dump();
+}
+
+TEST_F(HelmInstallTest, ItsServiceAccountSchedulesWithItsConfigAndFlagsAndNoMore) {
+  auto admin = AdminClient();
+  const std::string& ns = namespace_;
+  const std::string dir = TestDir();
+
+  // A token for the chart's ServiceAccount, and a kubeconfig with nothing else in it.
+  auto token_response = admin->Send(
+      {"POST", kServiceAccounts.Path(ns, kRelease, "token"),
+       R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}})",
+       "application/json"});
+  ASSERT_TRUE(token_response.ok()) << token_response.error().Describe();
+  std::string token = nlohmann::json::parse(token_response->body)["status"]["token"];
+  ASSERT_FALSE(token.empty());
+  kubeclient::ConnectionConfig connection = AdminConnection();
+  WriteFile(dir + "/ca.crt", connection.ca_pem);
+  const std::string kubeconfig = dir + "/service-account.kubeconfig";
+  WriteFile(kubeconfig,
+            "apiVersion: v1\nkind: Config\ncurrent-context: sa\n"
+            "clusters:\n- name: harness\n  cluster:\n    server: " +
+                connection.server + "\n    certificate-authority: " + dir +
+                "/ca.crt\n"
+                "users:\n- name: sa\n  user:\n    token: " +
+                token +
+                "\n"
+                "contexts:\n- name: sa\n  context:\n    cluster: harness\n"
+                "    user: sa\n");
+
+  // The chart's RBAC and nothing more: no Secrets, no Leases outside the release namespace.
+  Result<kubeclient::ConnectionConfig> sa_connection =
+      kubeclient::LoadConnectionConfig(kubeconfig, "");
+  ASSERT_TRUE(sa_connection.ok()) << sa_connection.message();
+  auto as_scheduler = kubeclient::MakeClient(*sa_connection);
+  EXPECT_TRUE(as_scheduler->List(Nodes(), "", {}).ok());
+  EXPECT_TRUE(as_scheduler->List(kSecrets, ns, {}).Is(ApiReason::kForbidden));
+  EXPECT_TRUE(
+      as_scheduler->List(kubeclient::resources::Leases(), "default", {}).Is(ApiReason::kForbidden));
+  EXPECT_TRUE(as_scheduler->Delete(Pods(), "default", "anything").Is(ApiReason::kForbidden));
+
+  // The configuration the Deployment mounts, and the Deployment's own flags.
+  nlohmann::json config =
+      GetJson(*admin, kubeclient::resources::ConfigMaps(), ns, kRelease + "-config");
+  const std::string config_file = dir + "/config.yaml";
+  WriteFile(config_file, config["data"].value("config.yaml", ""));
+  nlohmann::json deployment = GetJson(*admin, kDeployments, ns, kRelease);
+  auto deployment_args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+                             .get<std::vector<std::string>>();
+  CommandResult help = RunCommand({QUOTIENT_BINARY, "scheduler", "--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.output;
+  std::vector<std::string> skipped;
+  std::vector<std::string> args = LocalArgs(deployment_args, config_file, help.output, skipped);
+  ASSERT_FALSE(args.empty());
+  if (!skipped.empty()) {
+    std::string names;
+    for (const std::string& s : skipped) names += " " + s;
+    std::printf("flags of the chart's Deployment that this binary does not have yet:%s\n",
+                names.c_str());
+  }
+  args.insert(args.begin(), {QUOTIENT_BINARY});
+  args.insert(args.begin() + 2, {"--kubeconfig", kubeconfig});
+  const std::string log = Harness().data_dir() + "/scheduler-helm.log";
+  auto log_text = [&] {
+    std::ifstream in(log);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+
+  // A fake 8-GPU node, and a namespace for the workload.
+  const std::string node = "helm-gpu-1";
+  ASSERT_TRUE(admin->Create(Nodes(), "", FakeNodeJson(node)).ok());
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto n = admin->Get(Nodes(), "", node);
+        return n.ok() && n->json.find(R"("type":"Ready","status":"True")") != std::string::npos;
+      },
+      std::chrono::seconds(30)));
+  const std::string work = CreateNamespace(*admin, "helm-work");
+
+  {
+    ChildProcess scheduler(args, false, log);
+    ASSERT_TRUE(scheduler.started());
+    // Leader election on the chart's Lease, with the chart's Role.
+    EXPECT_TRUE(WaitFor([&] { return log_text().find("leading") != std::string::npos; },
+                        std::chrono::seconds(30)))
+        << log_text();
+    // default-queue has no quota but no limit either: an idle cluster lends it a GPU.
+    ASSERT_TRUE(admin->Create(Pods(), work, GpuPod("first", 1)).ok());
+    // Nine GPUs fit on no node: pending, and the pod says why.
+    ASSERT_TRUE(admin->Create(Pods(), work, GpuPod("too-big", 9)).ok());
+    std::string node_name;
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          node_name = JsonField(admin->Get(Pods(), work, "first")->json, "spec.nodeName");
+          return !node_name.empty();
+        },
+        std::chrono::seconds(60)))
+        << log_text();
+    EXPECT_EQ(node_name, node);
+    std::string condition;
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          nlohmann::json pod = nlohmann::json::parse(admin->Get(Pods(), work, "too-big")->json);
+          for (const auto& c : pod["status"].value("conditions", nlohmann::json::array())) {
+            if (c["type"] == "PodScheduled") condition = c.dump();
+          }
+          return condition.find(R"("reason":"Unschedulable")") != std::string::npos;
+        },
+        std::chrono::seconds(30)))
+        << condition << "\n"
+        << log_text();
+    // The queue's status, written through queues/status.
+    std::string queue_status;
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          nlohmann::json q =
+              GetJson(*admin, kubeclient::resources::Queues(), "", "default-queue")["status"];
+          queue_status = q.dump();
+          return q.contains("allocated") && q["allocated"].value("nvidia.com/gpu", "") == "1";
+        },
+        std::chrono::seconds(30)))
+        << queue_status;
+    // A Scheduled event, written through events.k8s.io.
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          auto events = admin->List(kubeclient::resources::Events(), work, {});
+          if (!events.ok()) return false;
+          for (const auto& e : events->items) {
+            if (JsonField(e.json, "reason") == "Scheduled" &&
+                JsonField(e.json, "regarding.name") == "first") {
+              return true;
+            }
+          }
+          return false;
+        },
+        std::chrono::seconds(30)));
+    scheduler.Stop(SIGTERM);
+  }
+  // Nothing the scheduler asked for was refused.
+  std::string all = log_text();
+  EXPECT_EQ(all.find("Forbidden"), std::string::npos) << all;
+  EXPECT_EQ(all.find("forbidden"), std::string::npos) << all;
+
+  EXPECT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", work).ok());
+  EXPECT_TRUE(admin->Delete(Nodes(), "", node).ok());
+}
+
+}  // namespace
+}  // namespace quotient::k8s_integration
