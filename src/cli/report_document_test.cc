@@ -14,9 +14,17 @@ scheduler::RunReport OneOfEach() {
   r.cycles.push_back({0,
                       {{"allocate", framework::DecisionKind::kBind, "ns/a", "n1", {"0"}, ""},
                        {"reclaim", framework::DecisionKind::kEvict, "ns/b", "n2", {}, "why"},
-                       {"reclaim", framework::DecisionKind::kPipeline, "ns/c", "n2", {}, ""}}});
+                       {"reclaim", framework::DecisionKind::kPipeline, "ns/c", "n2", {}, ""}},
+                      {},
+                      {}});
   r.pods.push_back({"ns/a", "ns/pg", "q", "Bound", "n1", {"0"}, ""});
-  r.pod_groups.push_back({"ns/pg", "q", 2, "Pending", {"text"}});
+  scheduler::PodGroupReport group;
+  group.pod_group = "ns/pg";
+  group.queue = "q";
+  group.min_member = 2;
+  group.status = "Pending";
+  group.reasons = {"text"};
+  r.pod_groups.push_back(group);
   scheduler::QueueReport q;
   q.name = "q";
   q.parent = "dept";

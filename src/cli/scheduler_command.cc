@@ -3,9 +3,10 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <atomic>
+#include <cstdio>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -14,6 +15,9 @@
 #include "kubeclient/client_factory.h"
 #include "kubeclient/leader_election.h"
 #include "service/scheduler_service.h"
+#include "telemetry/logging.h"
+#include "telemetry/ops_server.h"
+#include "telemetry/scheduler_metrics.h"
 
 namespace quotient::cli {
 namespace {
@@ -50,6 +54,21 @@ CLI::App* AddSchedulerCommand(CLI::App& app, SchedulerFlags& flags) {
                   "Namespace of the leader-election Lease (default quotient-system)");
   cmd->add_option("--lease-name", flags.lease_name,
                   "Name of the Lease (default quotient-scheduler)");
+  cmd->add_option("--nodepool-label-key,--node-pool-label-key", flags.node_pool_label_key,
+                  "Node label naming a node's pool (default kai.scheduler/node-pool)");
+  cmd->add_option("--partition-label-value", flags.partition_label_value,
+                  "Serve only the node pool with this label value; \"\" (default) serves Nodes, "
+                  "Queues and PodGroups without the label");
+  cmd->add_option("--queue-label-key", flags.queue_label_key,
+                  "Pod label naming its queue (default kai.scheduler/queue)");
+  cmd->add_option("--listen-address", flags.listen_address,
+                  "Serve /healthz, /readyz and /metrics here (default :8080; \"\" = off)");
+  cmd->add_option("--metrics-namespace", flags.metrics_namespace,
+                  "Prefix of the Prometheus metric names (default quotient; KAI uses kai)");
+  cmd->add_option("--log-format", flags.log_format, "Log format: text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--log-level", flags.log_level,
+                  "Log level: trace, debug, info (default), warn, error");
   cmd->add_option("--qps", flags.qps, "Client-side requests per second (default 50)");
   cmd->add_option("--burst", flags.burst, "Client-side burst (default 100)");
   cmd->add_option("--bind-workers", flags.bind_workers, "Concurrent binds (default 16)")
@@ -59,17 +78,28 @@ CLI::App* AddSchedulerCommand(CLI::App& app, SchedulerFlags& flags) {
 
 int RunScheduler(const SchedulerFlags& flags) {
   // Logs go to stderr, as a container runtime expects of a service.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("quotient"));
+  if (Status logging = telemetry::ConfigureLogging(flags.log_format, flags.log_level);
+      !logging.ok()) {
+    std::fprintf(stderr, "quotient scheduler: %s\n", logging.message().c_str());
+    return 2;
+  }
   Result<std::chrono::seconds> period = core::ParseGoDuration(flags.schedule_period);
   if (!period.ok() || period->count() <= 0) {
     spdlog::error("--schedule-period: expected a positive Go duration of at least 1s, got \"{}\"",
                   flags.schedule_period);
     return 2;
   }
+  if (Status prefix = telemetry::ValidateMetricsPrefix(flags.metrics_namespace); !prefix.ok()) {
+    spdlog::error("--metrics-namespace: {}", prefix.message());
+    return 2;
+  }
   service::ServiceOptions options;
   options.scheduler_name = flags.scheduler_name;
   options.schedule_period = *period;
   options.bind_workers = flags.bind_workers;
+  options.shard.label_key = flags.node_pool_label_key;
+  options.shard.value = flags.partition_label_value;
+  options.queue_label_key = flags.queue_label_key;
   if (!flags.scheduler_conf.empty()) {
     Result<framework::SchedulerConfig> config = kube::LoadSchedulerConfigFile(flags.scheduler_conf);
     if (!config.ok()) {
@@ -77,6 +107,28 @@ int RunScheduler(const SchedulerFlags& flags) {
       return 1;
     }
     options.config = *config;
+    options.config_path = flags.scheduler_conf;
+  }
+  telemetry::SchedulerMetrics metrics(flags.metrics_namespace);
+  options.metrics = &metrics;
+  // Readiness: the leader once its cache has synced; a standby replica is ready to take over.
+  std::atomic<service::SchedulerService*> active{nullptr};
+  std::optional<telemetry::OpsServer> ops;
+  if (!flags.listen_address.empty()) {
+    ops.emplace(
+        flags.listen_address,
+        [&]() -> std::pair<bool, std::string> {
+          service::SchedulerService* s = active.load();
+          if (s == nullptr) return {true, "standing by"};
+          if (!s->Ready()) return {false, "waiting for the cluster cache to sync"};
+          return {true, "ok"};
+        },
+        metrics.registry());
+    if (Status started = ops->Start(); !started.ok()) {
+      spdlog::error("--listen-address: {}", started.message());
+      return 1;
+    }
+    spdlog::info("serving /healthz, /readyz and /metrics on port {}", ops->Port());
   }
   Result<kubeclient::ConnectionConfig> connection =
       kubeclient::LoadConnectionConfig(flags.kubeconfig, flags.context);
@@ -99,7 +151,11 @@ int RunScheduler(const SchedulerFlags& flags) {
   });
   auto schedule = [&](std::stop_token token) {
     service::SchedulerService service(*client, options);
+    active = &service;
+    metrics.SetLeader(true);
     service.Run(token);
+    metrics.SetLeader(false);
+    active = nullptr;
     service::ServiceStats stats = service.Stats();
     spdlog::info("stopped after {} cycles, {} binds ({} failed), {} evictions", stats.cycles,
                  stats.binds, stats.bind_failures, stats.evictions);

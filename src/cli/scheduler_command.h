@@ -1,14 +1,21 @@
 // `quotient scheduler`: run as the cluster's scheduler — watch the API server, schedule pods whose
-// spec.schedulerName matches, bind and evict (src/service). Flags follow KAI's names where KAI has
-// one (--scheduler-name, --schedule-period, --scheduler-conf, --leader-elect).
+// spec.schedulerName matches, bind and evict (src/service). Flags follow KAI's names and defaults
+// where KAI has one (kai-reference §8.3: --scheduler-name, --schedule-period, --scheduler-conf,
+// --leader-elect, --nodepool-label-key, --partition-label-value, --queue-label-key,
+// --metrics-namespace, --listen-address, --qps); --burst defaults to 100 (KAI: 300).
 //
 //   quotient scheduler [--kubeconfig FILE] [--context NAME] [--scheduler-name NAME]
 //                      [--scheduler-conf FILE] [--schedule-period DURATION]
 //                      [--leader-elect] [--leader-elect-namespace NS] [--lease-name NAME]
+//                      [--nodepool-label-key KEY] [--partition-label-value VALUE]
+//                      [--queue-label-key KEY] [--listen-address ADDR]
+//                      [--metrics-namespace PREFIX] [--log-format text|json] [--log-level L]
 //                      [--qps N] [--burst N] [--bind-workers N]
 //
-// Runs until SIGTERM/SIGINT; exit code 0 then, 1 when it cannot start (configuration, API server
-// unreachable for the leader election), 2 for bad usage.
+// Serves /healthz, /readyz and /metrics on --listen-address (default :8080; "" turns it off).
+// Runs until SIGTERM/SIGINT: the cycle in progress finishes, binds already handed out are sent,
+// the Lease is released; exit code 0 then, 1 when it cannot start (configuration, port in use)
+// or lost its Lease, 2 for bad usage.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -26,6 +33,13 @@ struct SchedulerFlags {
   bool leader_elect = false;
   std::string leader_elect_namespace = "quotient-system";
   std::string lease_name = "quotient-scheduler";
+  std::string node_pool_label_key = "kai.scheduler/node-pool";
+  std::string partition_label_value;
+  std::string queue_label_key = "kai.scheduler/queue";
+  std::string listen_address = ":8080";
+  std::string metrics_namespace = "quotient";
+  std::string log_format = "text";
+  std::string log_level = "info";
   int64_t qps = 50;
   int burst = 100;
   int bind_workers = 16;

@@ -8,6 +8,7 @@
 #include "framework/session.h"
 #include "scheduler/pending_reason.h"
 #include "scheduler/world.h"
+
 namespace quotient::scheduler {
 namespace {
 
@@ -72,7 +73,51 @@ PodGroupReport ReportGroup(const framework::Session& session, const core::Job& j
   PodGroupReport r;
   r.pod_group = job.key;
   r.queue = job.queue_name;
+  r.node_pool = job.node_pool;
+  r.implicit = job.implicit;
   r.min_member = 0;
+  for (core::Index i : job.pods) {
+    const framework::PodState& state = session.state().pod(i);
+    if (state.status == core::PodStatus::kSucceeded || state.status == core::PodStatus::kFailed) {
+      continue;
+    }
+    if (core::IsAllocatedStatus(state.status)) {
+      const core::ShareVector held = session.QuotaOf(i, state.node);
+      r.allocated += held;
+      if (!job.preemptible) r.allocated_non_preemptible += held;
+      r.any_allocated = true;
+    }
+    r.requested += session.QuotaOf(i, state.node);
+  }
+  // KAI's readiness: every leaf subgroup has at least its minimum of live, ungated pods.
+  int32_t waiting_for = 0;
+  int32_t existing = 0;
+  int32_t gated = 0;
+  bool ready = true;
+  for (const core::SubGroup& sg : job.sub_groups) {
+    if (!sg.leaf) continue;
+    waiting_for += sg.min_member;
+    int32_t alive = 0;
+    for (core::Index i : sg.pods) {
+      const core::PodStatus st = session.state().pod(i).status;
+      if (st == core::PodStatus::kSucceeded || st == core::PodStatus::kFailed ||
+          st == core::PodStatus::kReleasing) {
+        continue;
+      }
+      ++existing;
+      if (st == core::PodStatus::kGated) {
+        ++gated;
+      } else {
+        ++alive;
+      }
+    }
+    ready = ready && alive >= sg.min_member;
+  }
+  if (!ready && !job.pods.empty()) {
+    r.not_ready = "Job is not ready for scheduling. Waiting for " + std::to_string(waiting_for) +
+                  " pods, currently " + std::to_string(existing) + " exist, " +
+                  std::to_string(gated) + " are gated";
+  }
   bool all_active = true;
   bool all_placed = true;
   bool any_pod = false;
@@ -131,7 +176,10 @@ QueueReport ReportQueue(const core::Snapshot& s, const fairshare::QueueShare& sh
   }
   r.fair_share = share.FairShare();
   r.allocated = share.Allocated();
+  r.allocated_non_preemptible = share.AllocatedNonPreemptible();
   r.requested = share.Requested();
+  for (core::Index child : q.children)
+    r.children.push_back(s.queues[static_cast<size_t>(child)].name);
   return r;
 }
 
@@ -161,28 +209,47 @@ RunReport Run(core::ClusterObjects objects, const RunOptions& options) {
   RunReport report;
   core::SnapshotOptions snapshot_options;
   snapshot_options.scheduler_name = options.scheduler_name;
+  snapshot_options.node_pool_label_key = options.node_pool_label_key;
+  snapshot_options.queue_label_key = options.queue_label_key;
   snapshot_options.now = options.now;
   std::set<std::string> bound_by_run;
   const int cycles = options.cycles < 1 ? 1 : options.cycles;
   for (int c = 0; c < cycles; ++c) {
+    CycleReport cycle{c, {}, {}, {}};
+    std::chrono::nanoseconds mark =
+        options.monotonic_clock ? options.monotonic_clock() : std::chrono::nanoseconds(0);
+    const auto lap = [&](std::string phase) {
+      if (!options.monotonic_clock) return;
+      const std::chrono::nanoseconds now = options.monotonic_clock();
+      cycle.timings.push_back({std::move(phase), now - mark});
+      mark = now;
+    };
     core::SnapshotBuild build = core::BuildSnapshot(objects, snapshot_options);
     if (c == 0) report.diagnostics = std::move(build.diagnostics);
     framework::Session session(build.snapshot, options.config);
+    lap("open_session");
     for (const std::string& name : options.config.actions) {
-      if (std::unique_ptr<framework::Action> action = actions::MakeAction(name))
+      if (std::unique_ptr<framework::Action> action = actions::MakeAction(name)) {
         action->Execute(session);
+        lap(name);
+      }
     }
-    report.cycles.push_back({c, session.decisions()});
+    cycle.decisions = session.decisions();
+    for (const framework::Session::AnnotationUpdate& a : session.annotations()) {
+      cycle.annotations.push_back({a.pod_group, a.key, a.value});
+    }
     for (const Decision& d : session.decisions()) {
       if (d.kind == DecisionKind::kBind) bound_by_run.insert(d.pod);
       if (d.kind == DecisionKind::kEvict) bound_by_run.erase(d.pod);
     }
     if (c + 1 == cycles) {
       ReportFinalState(session, session.decisions(), bound_by_run, report);
+      lap("close_session");
     } else {
       AdvanceWorld(objects, session.decisions(), options.delete_evicted);
       ApplyAnnotations(objects, session.annotations());
     }
+    report.cycles.push_back(std::move(cycle));
   }
   return report;
 }

@@ -4,6 +4,9 @@
 // Pure: objects in, report out; no I/O, no clock (the caller passes `now`).
 #pragma once
 
+#include <chrono>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,14 +25,35 @@ using framework::SchedulerConfig;
 struct RunOptions {
   SchedulerConfig config;
   std::string scheduler_name = "quotient";
+  std::string node_pool_label_key = "kai.scheduler/node-pool";
+  std::string queue_label_key = "kai.scheduler/queue";
   core::Time now{};
   int cycles = 1;
   bool delete_evicted = false;
+  // A monotonic clock for the per-phase timings of each cycle (metrics); none = no timings.
+  std::function<std::chrono::nanoseconds()> monotonic_clock;
+};
+
+// How long one phase of a cycle took: "open_session" (snapshot and fair share), each action by
+// its name, "close_session" (the report).
+struct PhaseTiming {
+  std::string phase;
+  std::chrono::nanoseconds duration{0};
+};
+
+// A PodGroup annotation the cycle changed (value empty = removed): last-start and stale-since
+// timestamps, which later cycles read back from the object.
+struct AnnotationChange {
+  std::string pod_group;  // ns/name
+  std::string key;
+  std::optional<std::string> value;
 };
 
 struct CycleReport {
   int index = 0;
   std::vector<Decision> decisions;
+  std::vector<AnnotationChange> annotations;
+  std::vector<PhaseTiming> timings;  // empty without RunOptions::monotonic_clock
 };
 
 struct PodReport {
@@ -45,9 +69,20 @@ struct PodReport {
 struct PodGroupReport {
   std::string pod_group;
   std::string queue;
+  std::string node_pool;   // "" = the default pool
+  bool implicit = false;   // a group of one made for a pod without a PodGroup
   int32_t min_member = 1;  // pods the gang needs: the sum of its leaf subgroups' minimums
   std::string status;      // Running, Pipelined, Pending, Succeeded, Failed
   std::vector<std::string> reasons;
+  // KAI's resourcesStatus, at the end of the cycle: what the group's pods hold (allocated, and
+  // the part that cannot be preempted) and what its pending pods ask for.
+  core::ShareVector allocated;
+  core::ShareVector allocated_non_preemptible;
+  core::ShareVector requested;
+  // Some pod of the group holds resources (KAI leaves schedulingConditions alone then).
+  bool any_allocated = false;
+  // Fewer pods exist (not gated) than the gang needs: KAI's NotReady, with its message.
+  std::string not_ready;
 };
 
 struct QueueReport {
@@ -58,7 +93,9 @@ struct QueueReport {
   core::PerResource<core::Bound> limit;
   core::ShareVector fair_share;  // when the last cycle opened
   core::ShareVector allocated;   // at the end of the last cycle
+  core::ShareVector allocated_non_preemptible;
   core::ShareVector requested;
+  std::vector<std::string> children;  // child queue names, sorted
 };
 
 struct RunReport {

@@ -86,6 +86,56 @@ TEST(Run, GangsReportTheirMinimumAndReadiness) {
   ASSERT_EQ(gang.reasons.size(), 1u);
   EXPECT_EQ(gang.reasons[0],
             "NotReady: the gang needs 3 pods, currently 2 exist and 0 of them are gated");
+  EXPECT_EQ(gang.not_ready,
+            "Job is not ready for scheduling. Waiting for 3 pods, currently 2 exist, 0 are gated");
+  EXPECT_TRUE(empty.not_ready.empty());  // no pods at all: nothing to wait for yet
+}
+
+TEST(Run, GroupResourcesSplitAllocatedNonPreemptibleAndRequested) {
+  core::ClusterObjects o;
+  o.nodes.push_back(MakeNode("n1").Gpus(8));
+  o.queues.push_back(MakeQueue("parent").Gpu(8, -1, 1));
+  o.queues.push_back(MakeQueue("q").Parent("parent").Gpu(8, -1, 1));
+  o.priority_classes.push_back(testing::PriorityClass("inference", 125));
+  o.pod_groups.push_back(MakeGroup("ns", "serve").Queue("q").PriorityClass("inference"));
+  o.pods.push_back(MakePod("ns", "serve-0").Group("serve").Gpus(2).RunningOn("n1"));
+  o.pods.push_back(MakePod("ns", "serve-1").Group("serve").Gpus(16));  // never fits
+  o.pod_groups.push_back(MakeGroup("ns", "train").Queue("q"));
+  o.pods.push_back(MakePod("ns", "train-0").Group("train").Gpus(1).RunningOn("n1"));
+  const RunReport r = scheduler::Run(o, RunOptions{});
+  ASSERT_EQ(r.pod_groups.size(), 2u);
+  const PodGroupReport& serve = r.pod_groups[0];
+  // Priority 125 is not preemptible: what it holds is non-preemptible too.
+  EXPECT_EQ(serve.allocated[core::ShareResource::kGpu], core::Quantity(2000));
+  EXPECT_EQ(serve.allocated_non_preemptible[core::ShareResource::kGpu], core::Quantity(2000));
+  EXPECT_EQ(serve.requested[core::ShareResource::kGpu], core::Quantity(18000));
+  EXPECT_TRUE(serve.any_allocated);
+  const PodGroupReport& train = r.pod_groups[1];
+  EXPECT_EQ(train.allocated[core::ShareResource::kGpu], core::Quantity(1000));
+  EXPECT_EQ(train.allocated_non_preemptible[core::ShareResource::kGpu], core::Quantity(0));
+  // The queue sums both; the parent lists its child.
+  ASSERT_EQ(r.queues.size(), 2u);
+  EXPECT_EQ(r.queues[0].name, "parent");
+  EXPECT_EQ(r.queues[0].children, std::vector<std::string>{"q"});
+  EXPECT_EQ(r.queues[1].allocated_non_preemptible[core::ShareResource::kGpu], core::Quantity(2000));
+  EXPECT_EQ(r.queues[1].allocated[core::ShareResource::kGpu], core::Quantity(3000));
+}
+
+TEST(Run, TimesEachPhaseWithTheInjectedClock) {
+  RunOptions options;
+  options.config.actions = {"allocate", "reclaim"};
+  int64_t ticks = 0;
+  // Each reading is 1 ms after the previous one: every phase lasts exactly 1 ms.
+  options.monotonic_clock = [&] { return std::chrono::milliseconds(ticks++); };
+  const RunReport r = scheduler::Run(SmallCluster(), options);
+  ASSERT_EQ(r.cycles.size(), 1u);
+  std::vector<std::string> phases;
+  for (const PhaseTiming& t : r.cycles[0].timings) {
+    phases.push_back(t.phase);
+    EXPECT_EQ(t.duration, std::chrono::milliseconds(1)) << t.phase;
+  }
+  EXPECT_EQ(phases,
+            (std::vector<std::string>{"open_session", "allocate", "reclaim", "close_session"}));
 }
 
 TEST(Run, RunsTheRequestedNumberOfCyclesAndBoundPodsStayBound) {

@@ -7,9 +7,10 @@
 namespace quotient::service {
 namespace {
 
-kubeclient::ReflectorOptions For(kubeclient::Resource resource) {
+kubeclient::ReflectorOptions For(kubeclient::Resource resource, std::string label_selector = "") {
   kubeclient::ReflectorOptions options;
   options.resource = std::move(resource);
+  options.label_selector = std::move(label_selector);
   return options;
 }
 
@@ -29,11 +30,13 @@ void LogSkipped(const std::string& error) { spdlog::warn("skipped: {}", error); 
 
 }  // namespace
 
-ClusterCache::ClusterCache(kubeclient::Client& client)
-    : nodes_(client, For(kubeclient::resources::Nodes()), DecodeNodeObject),
+ClusterCache::ClusterCache(kubeclient::Client& client, Shard shard)
+    : shard_(std::move(shard)),
+      nodes_(client, For(kubeclient::resources::Nodes(), shard_.Selector()), DecodeNodeObject),
       pods_(client, For(kubeclient::resources::Pods()), DecodePodObject),
-      queues_(client, For(kubeclient::resources::Queues()), DecodeQueueObject),
-      pod_groups_(client, For(kubeclient::resources::PodGroups()), DecodePodGroupObject),
+      queues_(client, For(kubeclient::resources::Queues(), shard_.Selector()), DecodeQueueObject),
+      pod_groups_(client, For(kubeclient::resources::PodGroups(), shard_.Selector()),
+                  DecodePodGroupObject),
       priority_classes_(client, For(PriorityClasses()), DecodePriorityClassObject),
       budgets_(client, For(kubeclient::resources::PodDisruptionBudgets()),
                DecodePodDisruptionBudgetObject) {
@@ -136,7 +139,18 @@ core::ClusterObjects ClusterCache::Objects() const {
       if (it != assumed.end() && pod.node_name.empty()) pod.node_name = it->second;
     }
   }
+  std::erase_if(objects.pods, [this](const core::PodObject& pod) { return !InShard(pod); });
   return objects;
+}
+
+bool ClusterCache::InShard(const core::PodObject& pod) const {
+  if (!pod.node_name.empty()) return nodes_.indexer().Get(pod.node_name) != nullptr;
+  auto group = pod.meta.annotations.find("pod-group-name");
+  if (group != pod.meta.annotations.end()) {
+    return pod_groups_.indexer().Get(pod.meta.namespace_name + "/" + group->second) != nullptr;
+  }
+  auto label = pod.meta.labels.find(shard_.label_key);
+  return label == pod.meta.labels.end() ? shard_.value.empty() : label->second == shard_.value;
 }
 
 void ClusterCache::AssumeBound(const std::string& pod, const std::string& node) {

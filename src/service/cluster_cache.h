@@ -22,9 +22,20 @@
 
 namespace quotient::service {
 
+// Which node pool (KAI's shard) this scheduler instance serves: Nodes, Queues and PodGroups
+// whose `label_key` label equals `value`; the default shard (value "") serves those without the
+// label. Pods follow: a bound pod belongs where its node does, a pending pod where its PodGroup
+// does (a pod without one, by its own label).
+struct Shard {
+  std::string label_key = "kai.scheduler/node-pool";
+  std::string value;
+  // The API label selector for the shard's Nodes, Queues and PodGroups.
+  std::string Selector() const { return value.empty() ? "!" + label_key : label_key + "=" + value; }
+};
+
 class ClusterCache {
  public:
-  explicit ClusterCache(kubeclient::Client& client);
+  explicit ClusterCache(kubeclient::Client& client, Shard shard = {});
 
   void Start();
   void Stop();
@@ -51,6 +62,10 @@ class ClusterCache {
   // A pod now shows `node`: drops its assumption; true when it was bound where we assumed.
   bool SettleAssumption(const std::string& pod, const std::string& node);
 
+  // Whether a pod belongs to this shard, given the shard's nodes and PodGroups.
+  bool InShard(const core::PodObject& pod) const;
+
+  Shard shard_;
   kubeclient::Informer<core::NodeObject> nodes_;
   kubeclient::Informer<core::PodObject> pods_;
   kubeclient::Informer<core::QueueObject> queues_;

@@ -3,56 +3,54 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "core/time_text.h"
+#include "kube/scheduler_config_codec.h"
 #include "scheduler/run.h"
 
 namespace quotient::service {
 namespace {
 
-// Kubernetes quantity text for one share resource: GPUs and CPU in milli-units ("2", "500m"),
-// memory in bytes.
-std::string QuantityText(core::ShareResource r, core::Quantity q) {
-  if (r == core::ShareResource::kMemory) return std::to_string(q.value());
-  if (q.value() % 1000 == 0) return std::to_string(q.value() / 1000);
-  return std::to_string(q.value()) + "m";
+std::pair<std::string, std::string> Split(const std::string& key) {
+  auto slash = key.find('/');
+  return {key.substr(0, slash), key.substr(slash + 1)};
 }
 
-std::string ResourceName(core::ShareResource r) {
-  switch (r) {
-    case core::ShareResource::kGpu:
-      return "nvidia.com/gpu";
-    case core::ShareResource::kCpu:
-      return "cpu";
-    case core::ShareResource::kMemory:
-      return "memory";
-  }
-  return "unknown";
+std::chrono::nanoseconds Monotonic() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::steady_clock::now().time_since_epoch());
 }
 
-nlohmann::json ResourceList(const core::ShareVector& v) {
-  nlohmann::json list = nlohmann::json::object();
-  for (core::ShareResource r : core::kShareResources) list[ResourceName(r)] = QuantityText(r, v[r]);
-  return list;
+std::optional<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+telemetry::QueueMetrics QueueMetricsOf(const scheduler::QueueReport& q) {
+  telemetry::QueueMetrics m;
+  m.name = q.name;
+  m.fair_share_gpu_milli = q.fair_share[core::ShareResource::kGpu].value();
+  m.fair_share_cpu_millicores = q.fair_share[core::ShareResource::kCpu].value();
+  m.fair_share_memory_bytes = q.fair_share[core::ShareResource::kMemory].value();
+  // KAI's queue_*_usage is historical usage from its usage database (time-based fair share),
+  // which Quotient does not keep yet: left at 0 rather than filled with something else.
+  return m;
 }
 
 }  // namespace
 
-// The Queue status we write: KAI's allocated and requested, and the fair share the cycle
-// computed (ours; KAI keeps it in Prometheus only).
-std::string QueueStatusJson(const scheduler::QueueReport& queue) {
-  nlohmann::json status = {{"allocated", ResourceList(queue.allocated)},
-                           {"requested", ResourceList(queue.requested)},
-                           {"fairShare", ResourceList(queue.fair_share)}};
-  return status.dump();
-}
-
 SchedulerService::SchedulerService(kubeclient::Client& client, ServiceOptions options)
     : client_(client),
       options_(std::move(options)),
-      cache_(client),
+      cache_(client, options_.shard),
       status_(client, options_.scheduler_name) {
+  if (!options_.config_path.empty()) config_text_ = ReadFile(options_.config_path).value_or("");
   cache_.OnChange([this] {
     {
       std::lock_guard lock(mu_);
@@ -67,6 +65,7 @@ SchedulerService::~SchedulerService() { StopAll(); }
 // Stops the bind workers (after the binds already handed to them), the status writer and the
 // cache; safe to call twice.
 void SchedulerService::StopAll() {
+  ready_ = false;
   for (auto& w : workers_) w.request_stop();
   bind_ready_.notify_all();
   workers_.clear();  // joins
@@ -83,12 +82,17 @@ void SchedulerService::Run(std::stop_token stop) {
   cache_.Start();
   while (!stop.stop_requested() && !cache_.WaitForSync(std::chrono::seconds(1))) {
   }
+  if (stop.stop_requested()) {
+    StopAll();
+    return;
+  }
   spdlog::info("scheduler {}: cache synced, scheduling every {} ms", options_.scheduler_name,
                options_.schedule_period.count());
   status_.Start();
   for (int i = 0; i < options_.bind_workers; ++i) {
     workers_.emplace_back([this](std::stop_token s) { BindWorker(s); });
   }
+  ready_ = true;
   while (!stop.stop_requested()) {
     {
       std::unique_lock lock(mu_);
@@ -112,17 +116,45 @@ bool SchedulerService::InBackoff(const std::string& pod,
   return it != backoff_.end() && now < it->second.until;
 }
 
-void SchedulerService::RunCycle() {
-  core::ClusterObjects objects = cache_.Objects();
+void SchedulerService::MaybeReloadConfig() {
+  if (options_.config_path.empty()) return;
   auto now = std::chrono::steady_clock::now();
+  if (now - config_checked_ < options_.config_check_interval) return;
+  config_checked_ = now;
+  std::optional<std::string> text = ReadFile(options_.config_path);
+  if (!text || *text == config_text_) return;
+  config_text_ = *text;
+  Result<framework::SchedulerConfig> config =
+      kube::ParseSchedulerConfig(*text, options_.config_path);
+  if (!config.ok()) {
+    spdlog::error("--scheduler-conf {} changed but cannot be used, keeping the previous one: {}",
+                  options_.config_path, config.message());
+    return;
+  }
+  options_.config = *config;
+  std::lock_guard lock(mu_);
+  ++stats_.config_reloads;
+  spdlog::info("reloaded the scheduler configuration from {}", options_.config_path);
+}
+
+void SchedulerService::RunCycle() {
+  MaybeReloadConfig();
+  const auto started = std::chrono::steady_clock::now();
+  core::ClusterObjects objects = cache_.Objects();
   {
     // Pods whose bind failed recently sit this cycle out: gated, as if not yet schedulable.
     std::lock_guard lock(mu_);
     if (!backoff_.empty()) {
       for (core::PodObject& pod : objects.pods) {
-        if (pod.node_name.empty() && InBackoff(pod.meta.Key(), now)) pod.scheduling_gated = true;
+        if (pod.node_name.empty() && InBackoff(pod.meta.Key(), started)) {
+          pod.scheduling_gated = true;
+        }
       }
     }
+  }
+  std::map<std::string, std::chrono::system_clock::time_point> created;
+  for (const core::PodObject& pod : objects.pods) {
+    if (pod.node_name.empty()) created[pod.meta.Key()] = pod.meta.creation_time;
   }
   // Which PodGroups asked not to be marked unschedulable (KAI's markUnschedulable: false).
   std::map<std::string, bool> mark_unschedulable;
@@ -132,16 +164,24 @@ void SchedulerService::RunCycle() {
   scheduler::RunOptions run;
   run.config = options_.config;
   run.scheduler_name = options_.scheduler_name;
+  run.node_pool_label_key = options_.shard.label_key;
+  run.queue_label_key = options_.queue_label_key;
   run.now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
   run.cycles = 1;
+  run.monotonic_clock = Monotonic;
   scheduler::RunReport report = scheduler::Run(std::move(objects), run);
   {
     std::lock_guard lock(mu_);
     ++stats_.cycles;
   }
   if (report.cycles.empty()) return;
+  const scheduler::CycleReport& cycle = report.cycles.front();
+
+  // What users read: pending reasons, PodGroup and Queue status, annotations.
   std::set<std::string> pending;
+  std::map<std::string, std::string> group_of;
   for (const scheduler::PodReport& pod : report.pods) {
+    group_of[pod.pod] = pod.pod_group;
     if (pod.status != "Pending" || pod.reason.empty()) continue;
     pending.insert(pod.pod);
     auto group = mark_unschedulable.find(pod.pod_group);
@@ -150,49 +190,154 @@ void SchedulerService::RunCycle() {
                        !has_group || group->second);
   }
   status_.Retain(pending);
+  ReportGroups(report);
+  std::vector<telemetry::QueueMetrics> queue_metrics;
   for (const scheduler::QueueReport& queue : report.queues) {
     status_.QueueStatus(queue.name, QueueStatusJson(queue));
+    queue_metrics.push_back(QueueMetricsOf(queue));
   }
-  for (const framework::Decision& d : report.cycles.front().decisions) {
+  std::map<std::string, nlohmann::json> annotations;
+  for (const scheduler::AnnotationChange& a : cycle.annotations) {
+    nlohmann::json& patch = annotations[a.pod_group];
+    patch[a.key] = a.value ? nlohmann::json(*a.value) : nlohmann::json(nullptr);
+  }
+  for (const auto& [group, patch] : annotations) status_.PodGroupAnnotations(group, patch.dump());
+
+  // The decisions. A gang's binds share one GangBind.
+  std::map<std::string, int> binds_per_group;
+  for (const framework::Decision& d : cycle.decisions) {
+    if (d.kind == framework::DecisionKind::kBind) ++binds_per_group[group_of[d.pod]];
+  }
+  std::map<std::string, std::shared_ptr<GangBind>> gangs;
+  std::map<std::string, std::set<std::string>> scheduled_by_action;
+  std::map<std::string, std::set<std::string>> acted_on_by_action;
+  for (const framework::Decision& d : cycle.decisions) {
+    const std::string& group = group_of[d.pod];
+    acted_on_by_action[d.action].insert(group);
     if (d.kind == framework::DecisionKind::kBind) {
+      scheduled_by_action[d.action].insert(group);
+      std::shared_ptr<GangBind> gang;
+      if (binds_per_group[group] > 1) {
+        auto& g = gangs[group];
+        if (!g) {
+          g = std::make_shared<GangBind>();
+          g->group = group;
+        }
+        gang = g;
+      }
       cache_.AssumeBound(d.pod, d.node);
       std::lock_guard lock(mu_);
-      bind_queue_.push_back({d.pod, cache_.PodUid(d.pod), d.node});
+      bind_queue_.push_back({d.pod, cache_.PodUid(d.pod), d.node, gang, created[d.pod]});
       bind_ready_.notify_one();
+    } else if (d.kind == framework::DecisionKind::kPipeline) {
+      scheduled_by_action[d.action].insert(group);
+      status_.PodPipelined(d.pod, cache_.PodUid(d.pod), d.node, "");
     } else if (d.kind == framework::DecisionKind::kEvict) {
-      auto slash = d.pod.find('/');
-      std::string ns = d.pod.substr(0, slash);
-      std::string name = d.pod.substr(slash + 1);
-      // KAI marks the pod before it goes: DisruptionTarget=True, PreemptionByScheduler, with the
-      // reason, so whoever watches the pod (a Job controller, a user) sees why it ends.
-      nlohmann::json condition = {
-          {"status",
-           {{"conditions",
-             {{{"type", "DisruptionTarget"},
-               {"status", "True"},
-               {"reason", "PreemptionByScheduler"},
-               {"message", d.reason},
-               {"lastTransitionTime", core::FormatRfc3339(std::chrono::floor<std::chrono::seconds>(
-                                          std::chrono::system_clock::now()))}}}}}}};
-      (void)client_.Patch(kubeclient::resources::Pods(), ns, name,
-                          kubeclient::PatchType::kStrategicMerge, condition.dump(), "status");
-      auto outcome = client_.Evict(ns, name, cache_.PodUid(d.pod));
-      std::lock_guard lock(mu_);
-      if (!outcome.ok()) {
-        stats_.last_error = "evict " + d.pod + ": " + outcome.error().Describe();
-        spdlog::warn("{}", stats_.last_error);
-      } else if (*outcome == kubeclient::EvictionOutcome::kBlockedByDisruptionBudget) {
-        // Rare: the solver keeps within the budgets it knows, so only a budget that changed
-        // since the cache saw it lands here. The next cycle decides again.
-        ++stats_.evictions_blocked;
-        spdlog::info("eviction of {} blocked by a PodDisruptionBudget; deciding again next cycle",
-                     d.pod);
+      Evict(d, group);
+    }
+  }
+
+  if (telemetry::SchedulerMetrics* m = options_.metrics) {
+    std::chrono::nanoseconds open{0};
+    std::chrono::nanoseconds close{0};
+    for (const scheduler::PhaseTiming& t : cycle.timings) {
+      if (t.phase == "open_session") {
+        open = t.duration;
+      } else if (t.phase == "close_session") {
+        close = t.duration;
       } else {
-        ++stats_.evictions;
-        spdlog::info("evicted {} from {} ({}): {}", d.pod, d.node, d.action, d.reason);
-        status_.PodEvicted(d.pod, cache_.PodUid(d.pod), d.action, d.reason);
+        m->RecordAction(t.phase, t.duration);
       }
     }
+    m->RecordCycle(std::chrono::steady_clock::now() - started, open, close);
+    for (const auto& [action, groups] : scheduled_by_action) {
+      for (size_t i = 0; i < groups.size(); ++i) m->PodGroupScheduled(action);
+      if (action != "allocate") {
+        for (size_t i = 0; i < groups.size(); ++i) m->PreemptionAttempt();
+      }
+    }
+    for (const auto& [action, groups] : acted_on_by_action) {
+      for (size_t i = 0; i < groups.size(); ++i) m->PodGroupActedOn(action);
+    }
+    m->SetPendingPods(static_cast<int64_t>(pending.size()));
+    m->SetQueues(queue_metrics);
+  }
+}
+
+void SchedulerService::ReportGroups(const scheduler::RunReport& report) {
+  const core::Time now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  std::set<std::string> seen;
+  for (const scheduler::PodGroupReport& group : report.pod_groups) {
+    if (group.implicit) continue;  // no PodGroup object to write to
+    seen.insert(group.pod_group);
+    if (!group.not_ready.empty()) {
+      status_.PodGroupEvent(group.pod_group, "Normal", "NotReady", group.not_ready);
+    }
+    std::optional<SchedulingCondition> condition;
+    bool clear = false;
+    if (group.status == "Pending" && !group.any_allocated && !group.reasons.empty()) {
+      SchedulingCondition& c = conditions_[group.pod_group];
+      if (c.reasons != group.reasons || c.node_pool != group.node_pool) {
+        c.reasons = group.reasons;
+        c.node_pool = group.node_pool;
+        c.since = now;
+        ++c.transition_id;
+      }
+      condition = c;
+    } else if (group.status == "Running" || group.status == "Succeeded") {
+      conditions_.erase(group.pod_group);
+      clear = true;
+    }
+    status_.PodGroupStatus(group.pod_group, PodGroupStatusJson(group, condition, clear));
+  }
+  std::erase_if(conditions_, [&](const auto& entry) { return !seen.contains(entry.first); });
+}
+
+void SchedulerService::Evict(const framework::Decision& d, const std::string& group) {
+  auto [ns, name] = Split(d.pod);
+  // KAI marks the pod before it goes: DisruptionTarget=True, PreemptionByScheduler, with the
+  // reason, so whoever watches the pod (a Job controller, a user) sees why it ends.
+  nlohmann::json condition = {
+      {"status",
+       {{"conditions",
+         {{{"type", "DisruptionTarget"},
+           {"status", "True"},
+           {"reason", "PreemptionByScheduler"},
+           {"message", d.reason},
+           {"lastTransitionTime", core::FormatRfc3339(std::chrono::floor<std::chrono::seconds>(
+                                      std::chrono::system_clock::now()))}}}}}}};
+  (void)client_.Patch(kubeclient::resources::Pods(), ns, name,
+                      kubeclient::PatchType::kStrategicMerge, condition.dump(), "status");
+  const std::string uid = cache_.PodUid(d.pod);
+  auto outcome = client_.Evict(ns, name, uid);
+  const bool blocked =
+      outcome.ok() && *outcome == kubeclient::EvictionOutcome::kBlockedByDisruptionBudget;
+  {
+    std::lock_guard lock(mu_);
+    if (!outcome.ok()) {
+      stats_.last_error = "evict " + d.pod + ": " + outcome.error().Describe();
+      spdlog::warn("{}", stats_.last_error);
+      return;
+    }
+    if (blocked) {
+      // Rare: the solver keeps within the budgets it knows, so only a budget that changed
+      // since the cache saw it lands here. The next cycle decides again.
+      ++stats_.evictions_blocked;
+      spdlog::info("eviction of {} blocked by a PodDisruptionBudget; deciding again next cycle",
+                   d.pod);
+    } else {
+      ++stats_.evictions;
+    }
+  }
+  if (options_.metrics) options_.metrics->Eviction(blocked);
+  if (blocked) return;
+  spdlog::info("evicted {} from {} ({}): {}", d.pod, d.node, d.action, d.reason);
+  status_.PodEvicted(d.pod, uid, d.action, d.reason);
+  if (d.action == "stalegangeviction") {
+    status_.PodGroupEvent(group, "Normal", "StaleJob", d.reason);
+  }
+  if (options_.metrics) {
+    options_.metrics->PodEvicted(group, "", options_.shard.value, d.action);
   }
 }
 
@@ -210,10 +355,38 @@ void SchedulerService::BindWorker(std::stop_token stop) {
   }
 }
 
+void SchedulerService::Release(const std::string& pod) {
+  cache_.ForgetAssumed(pod);
+  Backoff& b = backoff_[pod];
+  b.delay = b.delay.count() == 0 ? options_.bind_backoff_initial
+                                 : std::min(b.delay * 2, options_.bind_backoff_max);
+  b.until = std::chrono::steady_clock::now() + b.delay;
+  dirty_ = true;
+  wake_.notify_all();
+}
+
 void SchedulerService::Bind(const BindTask& task) {
-  auto slash = task.pod.find('/');
-  kubeclient::ApiStatus bound =
-      client_.Bind(task.pod.substr(0, slash), task.pod.substr(slash + 1), task.uid, task.node);
+  if (task.gang && task.gang->failed) {
+    // Another bind of this gang failed: this one is released rather than sent, so the gang is
+    // not bound in part.
+    std::lock_guard lock(mu_);
+    ++stats_.binds_released;
+    Release(task.pod);
+    return;
+  }
+  if (options_.metrics && task.created.time_since_epoch().count() > 0) {
+    options_.metrics->RecordTaskSchedulingLatency(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now() -
+                                                              task.created));
+  }
+  auto [ns, name] = Split(task.pod);
+  const auto started = std::chrono::steady_clock::now();
+  kubeclient::ApiStatus bound = client_.Bind(ns, name, task.uid, task.node);
+  if (options_.metrics) {
+    options_.metrics->RecordBindLatency(std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - started));
+    options_.metrics->Bind(bound.ok());
+  }
   std::lock_guard lock(mu_);
   if (bound.ok()) {
     ++stats_.binds;
@@ -221,16 +394,12 @@ void SchedulerService::Bind(const BindTask& task) {
     status_.PodBound(task.pod, task.uid, task.node);
     return;
   }
+  if (task.gang) task.gang->failed = true;
   ++stats_.bind_failures;
   stats_.last_error = "bind " + task.pod + " to " + task.node + ": " + bound.error().Describe();
-  spdlog::warn("{}", stats_.last_error);
-  cache_.ForgetAssumed(task.pod);
-  Backoff& b = backoff_[task.pod];
-  b.delay = b.delay.count() == 0 ? options_.bind_backoff_initial
-                                 : std::min(b.delay * 2, options_.bind_backoff_max);
-  b.until = std::chrono::steady_clock::now() + b.delay;
-  dirty_ = true;
-  wake_.notify_all();
+  spdlog::warn("{}{}", stats_.last_error,
+               task.gang ? "; releasing the rest of gang " + task.gang->group : "");
+  Release(task.pod);
 }
 
 }  // namespace quotient::service

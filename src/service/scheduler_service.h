@@ -3,19 +3,29 @@
 // whenever something relevant changed — debounced — and at least every schedule period, and
 // carries the cycle's decisions out: binds through the pods/binding subresource on a bounded
 // pool of workers (the pod counts as bound from the moment of the decision), evictions through
-// the Eviction API.
+// the Eviction API, and what users read (pod conditions, Events, Queue and PodGroup status).
 //
 // A bind that fails is rolled back (the pod is pending again) and the pod sits out cycles with
 // a per-pod exponential backoff, so a pod whose bind keeps failing does not take the same
-// resources ahead of others every cycle (KAI #2075).
+// resources ahead of others every cycle (KAI #2075). The binds of one gang decided in a cycle
+// share a fate: once one of them fails, the gang's binds not yet sent are released too (and the
+// gang backs off), so a gang is not left bound in part when the failure is seen in time. Pods
+// already bound cannot be unbound; the next cycles complete the gang or, if it stays below its
+// minimum, the stale-gang action evicts it.
+//
+// The configuration file is re-read when it changes (a ConfigMap mount is swapped atomically);
+// a file that does not parse keeps the previous configuration and says why in the log.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -25,7 +35,9 @@
 #include "kubeclient/client.h"
 #include "scheduler/run.h"
 #include "service/cluster_cache.h"
+#include "service/status_json.h"
 #include "service/status_writer.h"
+#include "telemetry/scheduler_metrics.h"
 
 namespace quotient::service {
 
@@ -34,20 +46,25 @@ struct ServiceOptions {
   std::chrono::milliseconds schedule_period{1000};
   std::chrono::milliseconds debounce{50};  // a burst of events makes one cycle
   framework::SchedulerConfig config;
+  // The file `config` came from ("" = none): re-read when its content changes.
+  std::string config_path;
+  std::chrono::milliseconds config_check_interval{2000};
+  Shard shard;
+  std::string queue_label_key = "kai.scheduler/queue";
   int bind_workers = 16;
   std::chrono::milliseconds bind_backoff_initial{1000};
   std::chrono::milliseconds bind_backoff_max{60'000};
+  telemetry::SchedulerMetrics* metrics = nullptr;  // optional
 };
-
-// The status object written to a Queue after a cycle (JSON text).
-std::string QueueStatusJson(const scheduler::QueueReport& queue);
 
 struct ServiceStats {
   int64_t cycles = 0;
   int64_t binds = 0;
   int64_t bind_failures = 0;
+  int64_t binds_released = 0;  // not sent because another bind of the same gang failed
   int64_t evictions = 0;
   int64_t evictions_blocked = 0;
+  int64_t config_reloads = 0;
   std::string last_error;
 };
 
@@ -58,30 +75,49 @@ class SchedulerService {
   SchedulerService(const SchedulerService&) = delete;
   SchedulerService& operator=(const SchedulerService&) = delete;
 
-  // Starts the cache, waits for it to sync, then schedules until `stop`; then stops the bind
-  // workers after the binds already handed to them.
+  // Starts the cache, waits for it to sync, then schedules until `stop`; the cycle in progress
+  // finishes, then the bind workers stop after the binds already handed to them.
   void Run(std::stop_token stop);
 
   // One cycle now (used by Run; public for tests that drive cycles themselves).
   void RunCycle();
   ServiceStats Stats() const;
+  // The cache has listed everything once and cycles run.
+  bool Ready() const { return ready_; }
   ClusterCache& cache() { return cache_; }
 
  private:
+  // The binds of one gang decided in the same cycle.
+  struct GangBind {
+    std::string group;
+    std::atomic<bool> failed{false};
+  };
   struct BindTask {
     std::string pod;
     std::string uid;
     std::string node;
+    std::shared_ptr<GangBind> gang;  // null for a lone pod
+    std::chrono::system_clock::time_point created{};
   };
   void StopAll();
   void BindWorker(std::stop_token stop);
   void Bind(const BindTask& task);
+  // The pod's bind did not happen: pending again, and it backs off (caller holds mu_).
+  void Release(const std::string& pod);
   bool InBackoff(const std::string& pod, std::chrono::steady_clock::time_point now) const;
+  void MaybeReloadConfig();
+  void Evict(const framework::Decision& d, const std::string& group);
+  void ReportGroups(const scheduler::RunReport& report);
 
   kubeclient::Client& client_;
   ServiceOptions options_;
   ClusterCache cache_;
   StatusWriter status_;
+  std::atomic<bool> ready_{false};
+
+  std::string config_text_;  // the configuration file as last read
+  std::chrono::steady_clock::time_point config_checked_{};
+  std::map<std::string, SchedulingCondition> conditions_;  // by PodGroup, as last written
 
   mutable std::mutex mu_;
   std::condition_variable_any wake_;

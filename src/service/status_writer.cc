@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include "core/time_text.h"
 
 namespace quotient::service {
@@ -77,14 +79,49 @@ void StatusWriter::PodEvicted(const std::string& pod, const std::string& uid,
                   "Evicted by " + action + ": " + reason});
 }
 
+void StatusWriter::PodPipelined(const std::string& pod, const std::string& uid,
+                                const std::string& node, const std::string& reason) {
+  auto [ns, name] = Split(pod);
+  std::string note = "Pod " + pod + " is pipelined to node " + node;
+  if (!reason.empty()) note += ": " + reason;
+  events_.Record({{"v1", "Pod", ns, name, uid}, "Normal", "Pipelined", "Scheduling", note});
+}
+
+void StatusWriter::PodGroupEvent(const std::string& group, const std::string& type,
+                                 const std::string& reason, const std::string& note) {
+  auto [ns, name] = Split(group);
+  events_.Record(
+      {{"scheduling.run.ai/v2alpha2", "PodGroup", ns, name, ""}, type, reason, "Scheduling", note});
+}
+
 void StatusWriter::QueueStatus(const std::string& queue, const std::string& status_json) {
+  Enqueue({kubeclient::resources::Queues(), queue, "status", R"({"status":)" + status_json + "}",
+           status_json});
+}
+
+void StatusWriter::PodGroupStatus(const std::string& group, const std::string& status_json) {
+  Enqueue({kubeclient::resources::PodGroups(), group, "status", R"({"status":)" + status_json + "}",
+           status_json});
+}
+
+void StatusWriter::PodGroupAnnotations(const std::string& group,
+                                       const std::string& annotations_json) {
+  // Not remembered: each change is written once, as it comes.
+  Enqueue({kubeclient::resources::PodGroups(), group, "",
+           R"({"metadata":{"annotations":)" + annotations_json + "}}", ""});
+}
+
+void StatusWriter::Enqueue(ObjectPatch patch) {
+  std::string id = patch.resource.plural + "/" + patch.key + "/" + patch.subresource;
   std::lock_guard lock(mu_);
-  auto written = written_queues_.find(queue);
-  if (written != written_queues_.end() && written->second == status_json) {
-    queued_queues_.erase(queue);
-    return;
+  if (!patch.remember.empty()) {
+    auto written = written_objects_.find(id);
+    if (written != written_objects_.end() && written->second == patch.remember) {
+      queued_objects_.erase(id);  // already says so
+      return;
+    }
   }
-  queued_queues_[queue] = status_json;
+  queued_objects_[id] = std::move(patch);
   ready_.notify_one();
 }
 
@@ -95,40 +132,48 @@ void StatusWriter::Retain(const std::set<std::string>& still_pending) {
 
 void StatusWriter::Loop(std::stop_token stop) {
   for (;;) {
-    std::pair<std::string, std::string> next;
-    bool is_queue = false;
+    std::optional<ObjectPatch> object;
+    std::pair<std::string, std::string> pod;
     {
       std::unique_lock lock(mu_);
-      ready_.wait(lock, stop, [this] { return !queued_.empty() || !queued_queues_.empty(); });
+      ready_.wait(lock, stop, [this] { return !queued_.empty() || !queued_objects_.empty(); });
       if (stop.stop_requested()) return;
-      // Queues first: few, and what a person checks first.
-      auto& source = queued_queues_.empty() ? queued_ : queued_queues_;
-      is_queue = !queued_queues_.empty();
-      auto it = source.begin();
-      next = *it;
-      source.erase(it);
+      // Queues and PodGroups first: few, and what a person checks first.
+      if (!queued_objects_.empty()) {
+        object = std::move(queued_objects_.begin()->second);
+        queued_objects_.erase(queued_objects_.begin());
+      } else {
+        pod = *queued_.begin();
+        queued_.erase(queued_.begin());
+      }
     }
-    if (is_queue) {
-      WriteQueue(next.first, next.second);
+    if (object) {
+      WriteObject(*object);
     } else {
-      WritePending(next.first, next.second);
+      WritePending(pod.first, pod.second);
     }
   }
 }
 
-void StatusWriter::WriteQueue(const std::string& queue, const std::string& status_json) {
-  // A merge patch of the status subresource: our fields replace what they were, others stay.
-  std::string patch = R"({"status":)" + status_json + "}";
-  auto result = client_.Patch(kubeclient::resources::Queues(), "", queue,
-                              kubeclient::PatchType::kMerge, patch, "status");
+void StatusWriter::WriteObject(const ObjectPatch& patch) {
+  auto slash = patch.key.find('/');
+  const bool namespaced = slash != std::string::npos;
+  const std::string ns = namespaced ? patch.key.substr(0, slash) : "";
+  const std::string name = namespaced ? patch.key.substr(slash + 1) : patch.key;
+  // A merge patch: our fields replace what they were, others stay.
+  auto result = client_.Patch(patch.resource, ns, name, kubeclient::PatchType::kMerge, patch.patch,
+                              patch.subresource);
   std::lock_guard lock(mu_);
   if (!result.ok()) {
     if (!result.Is(kubeclient::ApiReason::kNotFound)) {
-      spdlog::warn("queue {} status: {}", queue, result.error().Describe());
+      spdlog::warn("{} {}: {}", patch.resource.plural, patch.key, result.error().Describe());
     }
     return;
   }
-  written_queues_[queue] = status_json;
+  if (!patch.remember.empty()) {
+    written_objects_[patch.resource.plural + "/" + patch.key + "/" + patch.subresource] =
+        patch.remember;
+  }
 }
 
 void StatusWriter::WritePending(const std::string& pod, const std::string& message) {

@@ -4,10 +4,13 @@
 //     its PodGroup (reason Unschedulable) — repeats fold into one Event series;
 //   - a bound pod gets a Normal Event "Scheduled" ("Successfully assigned ns/pod to node");
 //   - an evicted pod gets a Normal Event "Evict" with the action and its reason;
-//   - a Queue's status gets allocated, requested (KAI's fields, as resource lists) and fairShare
-//     (ours), so users see the fair share without Prometheus.
-// Status patches are queued per pod, latest wins, and written by one background thread; a pod
-// whose message did not change is not written again.
+//   - a pipelined pod gets a Normal Event "Pipelined"; a PodGroup gets NotReady and StaleJob
+//     Events as KAI's do;
+//   - a Queue's and a PodGroup's status subresource get what the cycle computed (see
+//     service/status_json.h), written only when it changed;
+//   - PodGroup annotations the cycle changed (last-start, stale-since timestamps) are patched.
+// Patches are queued per object, latest wins, and written by one background thread; an object
+// whose status did not change is not written again.
 #pragma once
 
 #include <chrono>
@@ -40,26 +43,46 @@ class StatusWriter {
   void PodEvicted(const std::string& pod, const std::string& uid, const std::string& action,
                   const std::string& reason);
 
-  // `status_json` is the Queue's whole status object; written when it differs from the last.
+  void PodPipelined(const std::string& pod, const std::string& uid, const std::string& node,
+                    const std::string& reason);
+  // An Event on a PodGroup (ns/name).
+  void PodGroupEvent(const std::string& group, const std::string& type, const std::string& reason,
+                     const std::string& note);
+
+  // `status_json` is the fields of the object's status to set (a merge patch of the status
+  // subresource); written when it differs from what was last written for the object.
   void QueueStatus(const std::string& queue, const std::string& status_json);
+  void PodGroupStatus(const std::string& group, const std::string& status_json);
+  // A merge patch of a PodGroup's metadata.annotations (`annotations_json`: key -> value|null).
+  void PodGroupAnnotations(const std::string& group, const std::string& annotations_json);
 
   // Forgets what was written for pods not in `still_pending` (bound, deleted) so the memory
   // stays proportional to the pending pods.
   void Retain(const std::set<std::string>& still_pending);
 
  private:
+  // One object's pending patch: which resource, which subresource ("" = the object itself).
+  struct ObjectPatch {
+    kubeclient::Resource resource;
+    std::string key;  // ns/name or name
+    std::string subresource;
+    std::string patch;     // the merge patch body
+    std::string remember;  // what counts as "already written" for this object
+  };
+  void Enqueue(ObjectPatch patch);
   void Loop(std::stop_token stop);
   void WritePending(const std::string& pod, const std::string& message);
-  void WriteQueue(const std::string& queue, const std::string& status_json);
+  void WriteObject(const ObjectPatch& patch);
 
   kubeclient::Client& client_;
   kubeclient::EventRecorder events_;
   mutable std::mutex mu_;
   std::condition_variable_any ready_;
-  std::map<std::string, std::string> queued_;          // pod -> message to write
-  std::map<std::string, std::string> written_;         // pod -> message last written
-  std::map<std::string, std::string> queued_queues_;   // queue -> status to write
-  std::map<std::string, std::string> written_queues_;  // queue -> status last written
+  std::map<std::string, std::string> queued_;   // pod -> message to write
+  std::map<std::string, std::string> written_;  // pod -> message last written
+  // Queue and PodGroup patches, by "<plural>/<key>[/<subresource>]".
+  std::map<std::string, ObjectPatch> queued_objects_;
+  std::map<std::string, std::string> written_objects_;  // same key -> `remember` last written
   std::jthread thread_;
 };
 

@@ -1,5 +1,6 @@
 #include "cluster.h"
 
+#include <curl/curl.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -130,6 +131,25 @@ std::string JsonField(const std::string& json, const std::string& dotted_path) {
   }
   if (at->is_string()) return at->get<std::string>();
   return at->dump();
+}
+
+HttpAnswer HttpGet(const std::string& url) {
+  HttpAnswer answer;
+  CURL* curl = curl_easy_init();
+  if (curl == nullptr) return answer;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT, 10L);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer.body);
+  curl_easy_setopt(
+      curl, CURLOPT_WRITEFUNCTION, +[](char* data, size_t size, size_t count, void* out) -> size_t {
+        static_cast<std::string*>(out)->append(data, size * count);
+        return size * count;
+      });
+  if (curl_easy_perform(curl) == CURLE_OK) {
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &answer.status);
+  }
+  curl_easy_cleanup(curl);
+  return answer;
 }
 
 }  // namespace quotient::k8s_integration

@@ -37,4 +37,11 @@ std::string FakeNodeJson(const std::string& name);
 // A JSON string field of an object's text: path "status.phase" (objects only, no arrays).
 std::string JsonField(const std::string& json, const std::string& dotted_path);
 
+// A plain HTTP GET (the scheduler's ops endpoints); status 0 when nothing answered.
+struct HttpAnswer {
+  long status = 0;
+  std::string body;
+};
+HttpAnswer HttpGet(const std::string& url);
+
 }  // namespace quotient::k8s_integration

@@ -30,18 +30,26 @@ class SchedulerProcess {
     EXPECT_TRUE(process_.started());
   }
   void Signal(int sig) { process_.Stop(sig); }
-  bool LogContains(const std::string& text) const {
+  std::string Log() const {
     std::ifstream in(log_);
-    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return all.find(text) != std::string::npos;
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  bool LogContains(const std::string& text) const { return Log().find(text) != std::string::npos; }
+  // The port of its /healthz, /readyz and /metrics, from its log (0 until it says).
+  int OpsPort() const {
+    const std::string log = Log();
+    const std::string marker = "/metrics on port ";
+    auto at = log.find(marker);
+    return at == std::string::npos ? 0 : std::atoi(log.c_str() + at + marker.size());
   }
 
  private:
   static std::vector<std::string> Arguments(const std::string& name,
                                             const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {QUOTIENT_BINARY,    "scheduler",
-                                     "--kubeconfig",     Harness().admin_kubeconfig(),
-                                     "--scheduler-name", name};
+    // Several schedulers run at once: each serves its ops endpoints on a port of its own.
+    std::vector<std::string> args = {
+        QUOTIENT_BINARY,    "scheduler", "--kubeconfig",     Harness().admin_kubeconfig(),
+        "--scheduler-name", name,        "--listen-address", "127.0.0.1:0"};
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   }
@@ -216,6 +224,50 @@ TEST(SchedulerE2ETest, BindsPodsOfItsNameKeepsAnOversizedGangPendingAndLeavesOth
     }
   }
   EXPECT_TRUE(scheduled_event);
+
+  // PodGroup status in KAI's format: the gang that runs holds 4 GPUs and has no condition; the
+  // one that does not fit says why, for its node pool.
+  nlohmann::json gang_a = nlohmann::json::parse(
+      admin->Get(kubeclient::resources::PodGroups(), ns, "gang-a")->json)["status"];
+  EXPECT_EQ(gang_a["resourcesStatus"]["allocated"]["nvidia.com/gpu"], "4") << gang_a.dump();
+  EXPECT_EQ(gang_a["schedulingConditions"], nlohmann::json::array()) << gang_a.dump();
+  nlohmann::json gang_b;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        gang_b = nlohmann::json::parse(
+            admin->Get(kubeclient::resources::PodGroups(), ns, "gang-b")->json)["status"];
+        return gang_b.contains("schedulingConditions") && !gang_b["schedulingConditions"].empty();
+      },
+      std::chrono::seconds(20)))
+      << gang_b.dump();
+  const nlohmann::json& unschedulable = gang_b["schedulingConditions"][0];
+  EXPECT_EQ(unschedulable["type"], "UnschedulableOnNodePool");
+  EXPECT_EQ(unschedulable["nodePool"], "default");
+  EXPECT_EQ(unschedulable["reason"], "Unschedulable");
+  EXPECT_NE(unschedulable["message"].get<std::string>().find("GPUs"), std::string::npos)
+      << unschedulable.dump();
+  EXPECT_EQ(gang_b["resourcesStatus"]["requested"]["nvidia.com/gpu"], "4") << gang_b.dump();
+  nlohmann::json queue = nlohmann::json::parse(
+      admin->Get(kubeclient::resources::Queues(), "", "e2e-team")->json)["status"];
+  EXPECT_EQ(queue["allocatedNonPreemptible"]["nvidia.com/gpu"], "0") << queue.dump();
+  EXPECT_EQ(queue["childQueues"], nlohmann::json::array()) << queue.dump();
+
+  // Operations endpoints: alive, ready (it leads: no election), and metrics under KAI's names
+  // with our prefix.
+  const int port = process.OpsPort();
+  ASSERT_GT(port, 0) << process.Log();
+  const std::string base = "http://127.0.0.1:" + std::to_string(port);
+  EXPECT_EQ(HttpGet(base + "/healthz").status, 200);
+  EXPECT_EQ(HttpGet(base + "/readyz").status, 200);
+  HttpAnswer metrics = HttpGet(base + "/metrics");
+  EXPECT_EQ(metrics.status, 200);
+  for (const char* name : {"quotient_binds_total 9", "quotient_e2e_scheduling_latency_milliseconds",
+                           "quotient_action_scheduling_latency_milliseconds{action=\"allocate\"}",
+                           "quotient_queue_fair_share_gpu{queue_name=\"e2e-team\"} 16",
+                           "quotient_podgroups_scheduled_by_action{action=\"allocate\"}",
+                           "quotient_cycle_duration_seconds_bucket"}) {
+    EXPECT_NE(metrics.body.find(name), std::string::npos) << name;
+  }
 }
 
 // GPUs requested by the pods bound to each node (from the API server).
