@@ -5,9 +5,12 @@
 // chart's RBAC), with the chart's configuration and the flags of the chart's Deployment, binds a
 // GPU pod in the chart's default-queue, says why a pod that cannot fit is pending, and is refused
 // what the chart does not grant.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -315,7 +319,8 @@ bool BinaryHasFlag(const std::string& help, const std::string& name) {
 // file and listen address replaced by local ones, flags the binary does not know yet left out
 // (named in `skipped`).
 std::vector<std::string> LocalArgs(const std::vector<std::string>& deployment_args,
-                                   const std::string& config_file, const std::string& help,
+                                   const std::string& config_file,
+                                   const std::string& listen_address, const std::string& help,
                                    std::vector<std::string>& skipped) {
   std::vector<std::string> out;
   for (size_t i = 0; i < deployment_args.size(); ++i) {
@@ -334,11 +339,58 @@ std::vector<std::string> LocalArgs(const std::vector<std::string>& deployment_ar
       continue;
     }
     if (name == "--scheduler-conf") arg = "--scheduler-conf=" + config_file;
-    if (name == "--listen-address") arg = "--listen-address=127.0.0.1:0";  // any free port
+    if (name == "--listen-address") arg = "--listen-address=" + listen_address;
     out.push_back(arg);
     if (separate_value) out.push_back(deployment_args[++i]);
   }
   return out;
+}
+
+// `count` distinct ports free on 127.0.0.1 now (held together while the kernel picks them).
+std::vector<int> FreePorts(int count) {
+  std::vector<int> ports;
+  std::vector<int> sockets;
+  for (int i = 0; i < count; ++i) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      ADD_FAILURE() << "no free port";
+    }
+    ports.push_back(ntohs(address.sin_port));
+    sockets.push_back(fd);
+  }
+  for (int fd : sockets) close(fd);
+  return ports;
+}
+
+// GET http://127.0.0.1:<port><path>: {status code, body}; {0, ""} when nothing answers.
+std::pair<int, std::string> HttpGet(int port, const std::string& path) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return {0, ""};
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string response;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+    std::string request = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+      std::array<char, 4096> buffer{};
+      for (ssize_t n; (n = read(fd, buffer.data(), buffer.size())) > 0;) {
+        response.append(buffer.data(), static_cast<size_t>(n));
+      }
+    }
+  }
+  close(fd);
+  // "HTTP/1.x NNN ...\r\n...\r\n\r\nbody"
+  if (response.size() < 12 || response.rfind("HTTP/", 0) != 0) return {0, ""};
+  size_t body = response.find("\r\n\r\n");
+  return {std::atoi(response.substr(9, 3).c_str()),
+          body == std::string::npos ? "" : response.substr(body + 4)};
 }
 
 std::string GpuPod(const std::string& name, int gpus) {
@@ -397,22 +449,34 @@ TEST_F(HelmInstallTest, ItsServiceAccountSchedulesWithItsConfigAndFlagsAndNoMore
                              .get<std::vector<std::string>>();
   CommandResult help = RunCommand({QUOTIENT_BINARY, "scheduler", "--help"});
   ASSERT_EQ(help.exit_code, 0) << help.output;
+  // Two replicas, as the Deployment runs them: each its own ops port.
+  const std::vector<int> ports = FreePorts(2);
   std::vector<std::string> skipped;
-  std::vector<std::string> args = LocalArgs(deployment_args, config_file, help.output, skipped);
-  ASSERT_FALSE(args.empty());
+  auto replica_args = [&](int port) {
+    skipped.clear();
+    std::vector<std::string> args = LocalArgs(
+        deployment_args, config_file, "127.0.0.1:" + std::to_string(port), help.output, skipped);
+    args.insert(args.begin(), {QUOTIENT_BINARY});
+    args.insert(args.begin() + 2, {"--kubeconfig", kubeconfig});
+    return args;
+  };
+  std::vector<std::string> leader_args = replica_args(ports[0]);
+  std::vector<std::string> standby_args = replica_args(ports[1]);
   if (!skipped.empty()) {
     std::string names;
     for (const std::string& s : skipped) names += " " + s;
     std::printf("flags of the chart's Deployment that this binary does not have yet:%s\n",
                 names.c_str());
   }
-  args.insert(args.begin(), {QUOTIENT_BINARY});
-  args.insert(args.begin() + 2, {"--kubeconfig", kubeconfig});
+  const bool serves_probes =
+      std::find(skipped.begin(), skipped.end(), "--listen-address") == skipped.end();
   const std::string log = Harness().data_dir() + "/scheduler-helm.log";
-  auto log_text = [&] {
-    std::ifstream in(log);
+  const std::string standby_log = Harness().data_dir() + "/scheduler-helm-standby.log";
+  auto read_text = [](const std::string& path) {
+    std::ifstream in(path);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
+  auto log_text = [&] { return read_text(log); };
 
   // A fake 8-GPU node, and a namespace for the workload.
   const std::string node = "helm-gpu-1";
@@ -426,12 +490,29 @@ TEST_F(HelmInstallTest, ItsServiceAccountSchedulesWithItsConfigAndFlagsAndNoMore
   const std::string work = CreateNamespace(*admin, "helm-work");
 
   {
-    ChildProcess scheduler(args, false, log);
+    ChildProcess scheduler(leader_args, false, log);
     ASSERT_TRUE(scheduler.started());
     // Leader election on the chart's Lease, with the chart's Role.
     EXPECT_TRUE(WaitFor([&] { return log_text().find("leading") != std::string::npos; },
                         std::chrono::seconds(30)))
         << log_text();
+    // The second replica stands by, and is ready: the chart's RollingUpdate relies on it.
+    ChildProcess standby(standby_args, false, standby_log);
+    ASSERT_TRUE(standby.started());
+    if (serves_probes) {
+      // The probes and the Service's port, as the Deployment points them.
+      EXPECT_TRUE(WaitFor([&] { return HttpGet(ports[0], "/healthz").first == 200; },
+                          std::chrono::seconds(30)));
+      EXPECT_TRUE(WaitFor([&] { return HttpGet(ports[0], "/readyz").first == 200; },
+                          std::chrono::seconds(30)))
+          << HttpGet(ports[0], "/readyz").second;
+      EXPECT_TRUE(WaitFor([&] { return HttpGet(ports[1], "/readyz").first == 200; },
+                          std::chrono::seconds(30)))
+          << HttpGet(ports[1], "/readyz").second << read_text(standby_log);
+      auto [code, metrics] = HttpGet(ports[0], "/metrics");
+      EXPECT_EQ(code, 200);
+      EXPECT_NE(metrics.find("quotient_"), std::string::npos) << metrics.substr(0, 2000);
+    }
     // default-queue has no quota but no limit either: an idle cluster lends it a GPU.
     ASSERT_TRUE(admin->Create(Pods(), work, GpuPod("first", 1)).ok());
     // Nine GPUs fit on no node: pending, and the pod says why.
@@ -482,10 +563,13 @@ TEST_F(HelmInstallTest, ItsServiceAccountSchedulesWithItsConfigAndFlagsAndNoMore
           return false;
         },
         std::chrono::seconds(30)));
+    EXPECT_EQ(read_text(standby_log).find("leading"), std::string::npos)
+        << "two leaders: " << read_text(standby_log);
+    standby.Stop(SIGTERM);
     scheduler.Stop(SIGTERM);
   }
-  // Nothing the scheduler asked for was refused.
-  std::string all = log_text();
+  // Nothing either replica asked for was refused.
+  std::string all = log_text() + read_text(standby_log);
   EXPECT_EQ(all.find("Forbidden"), std::string::npos) << all;
   EXPECT_EQ(all.find("forbidden"), std::string::npos) << all;
 
