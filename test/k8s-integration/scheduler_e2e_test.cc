@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -462,6 +463,167 @@ TEST(SchedulerE2ETest, ReclaimPassesOverPodsAPodDisruptionBudgetProtects) {
         << JsonField(e.json, "regarding.name");
   }
   EXPECT_FALSE(process.LogContains("blocked by a PodDisruptionBudget"));
+}
+
+// A queue labelled for a node pool (its shard sees only such queues).
+nlohmann::json PoolQueueJson(const std::string& name, const std::string& pool) {
+  nlohmann::json queue = QueueJson(name, -1);
+  queue["metadata"]["labels"]["kai.scheduler/node-pool"] = pool;
+  return queue;
+}
+
+TEST(SchedulerE2ETest, EachNodePoolShardSchedulesOnlyItsOwnPodsOnItsOwnNodes) {
+  TwoNodeCluster cluster("np", {{"np-default", -1}});
+  auto& admin = cluster.admin;
+  const std::string& ns = cluster.ns;
+  const std::string pool_node = cluster.nodes[0];
+  const std::string default_node = cluster.nodes[1];
+  ASSERT_TRUE(admin
+                  ->Patch(Nodes(), "", pool_node, kubeclient::PatchType::kMerge,
+                          R"({"metadata":{"labels":{"kai.scheduler/node-pool":"np-a"}}})")
+                  .ok());
+  ASSERT_TRUE(
+      admin->Create(kubeclient::resources::Queues(), "", PoolQueueJson("np-a-queue", "np-a").dump())
+          .ok());
+  cluster.queues.push_back("np-a-queue");
+  // Two instances of one scheduler name, one per shard, as KAI runs them.
+  const std::string scheduler = "quotient-pools";
+  SchedulerProcess pool_a(scheduler, "-a", {"--partition-label-value", "np-a"});
+  SchedulerProcess default_pool(scheduler, "-default");
+  auto create = [&](const std::string& name, const std::string& queue, bool in_pool) {
+    nlohmann::json pod = nlohmann::json::parse(GpuPod(name, scheduler, queue, 2));
+    if (in_pool) pod["metadata"]["labels"]["kai.scheduler/node-pool"] = "np-a";
+    ASSERT_TRUE(admin->Create(Pods(), ns, pod.dump()).ok()) << name;
+  };
+  // Pool a asks for 10 GPUs of its 8; the default pool for 4 of its 8.
+  for (int i = 0; i < 5; ++i) create("a-" + std::to_string(i), "np-a-queue", true);
+  for (int i = 0; i < 2; ++i) create("d-" + std::to_string(i), "np-default", false);
+  ASSERT_TRUE(WaitFor([&] { return BoundCount(*admin, ns) == 12; }, std::chrono::seconds(60)))
+      << BoundCount(*admin, ns);
+  std::map<std::string, int> per_node = GpusPerNode(*admin, ns);
+  EXPECT_EQ(per_node[pool_node], 8);
+  EXPECT_EQ(per_node[default_node], 4);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(NodeOf(*admin, ns, "d-" + std::to_string(i)), default_node);
+  // The fifth pod of pool a stays pending although the default pool has room: pools do not
+  // spill into each other. Its reason says so in its pool's terms.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(BoundCount(*admin, ns), 12);
+  int pending = 0;
+  for (int i = 0; i < 5; ++i) pending += NodeOf(*admin, ns, "a-" + std::to_string(i)).empty();
+  EXPECT_EQ(pending, 1);
+}
+
+TEST(SchedulerE2ETest, AChangedConfigurationFileIsReloadedWithoutARestart) {
+  TwoNodeCluster cluster("cr", {{"cr-team", -1}});
+  auto& admin = cluster.admin;
+  const std::string& ns = cluster.ns;
+  const std::string scheduler = "quotient-reload";
+  const std::string dir = Harness().data_dir() + "/reload-config";
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/config.yaml";
+  // Written as a ConfigMap volume does: a new file renamed over the old one.
+  auto write = [&](const std::string& text) {
+    std::ofstream(path + ".tmp") << text;
+    std::filesystem::rename(path + ".tmp", path);
+  };
+  write("actions: \"reclaim\"\n");  // no allocate: nothing gets placed
+  SchedulerProcess process(scheduler, "", {"--scheduler-conf", path});
+  ASSERT_TRUE(admin->Create(Pods(), ns, GpuPod("waiting", scheduler, "cr-team", 1)).ok());
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(NodeOf(*admin, ns, "waiting"), "");
+  // A file that does not parse is refused and the running configuration kept.
+  write("actions: \"allocate, teleport\"\n");
+  EXPECT_TRUE(
+      WaitFor([&] { return process.LogContains("cannot be used"); }, std::chrono::seconds(20)))
+      << process.Log();
+  EXPECT_EQ(NodeOf(*admin, ns, "waiting"), "");
+  write("actions: \"allocate\"\n");
+  EXPECT_TRUE(
+      WaitFor([&] { return !NodeOf(*admin, ns, "waiting").empty(); }, std::chrono::seconds(30)))
+      << process.Log();
+  EXPECT_TRUE(process.LogContains("reloaded the scheduler configuration"));
+}
+
+TEST(SchedulerE2ETest, WhenABindOfAGangFailsTheBindsNotYetSentAreReleased) {
+  TwoNodeCluster cluster("gb", {{"gb-team", -1}});
+  auto& admin = cluster.admin;
+  const std::string& ns = cluster.ns;
+  // An admission policy refuses to bind one pod of the gang (and a probe pod, to know when the
+  // policy is in force).
+  const kubeclient::Resource policies{"admissionregistration.k8s.io", "v1",
+                                      "validatingadmissionpolicies", false};
+  const kubeclient::Resource bindings{"admissionregistration.k8s.io", "v1",
+                                      "validatingadmissionpolicybindings", false};
+  nlohmann::json policy = {{"apiVersion", "admissionregistration.k8s.io/v1"},
+                           {"kind", "ValidatingAdmissionPolicy"},
+                           {"metadata", {{"name", "gb-refuse-bind"}}},
+                           {"spec",
+                            {{"failurePolicy", "Fail"},
+                             {"matchConstraints",
+                              {{"resourceRules",
+                                {{{"apiGroups", {""}},
+                                  {"apiVersions", {"v1"}},
+                                  {"operations", {"CREATE"}},
+                                  {"resources", {"pods/binding"}}}}}}},
+                             {"validations",
+                              {{{"expression", "!(object.metadata.name in ['gb-1', 'gb-probe'])"},
+                                {"message", "this test refuses the bind"}}}}}}};
+  ASSERT_TRUE(admin->Create(policies, "", policy.dump()).ok());
+  nlohmann::json binding = {
+      {"apiVersion", "admissionregistration.k8s.io/v1"},
+      {"kind", "ValidatingAdmissionPolicyBinding"},
+      {"metadata", {{"name", "gb-refuse-bind"}}},
+      {"spec",
+       {{"policyName", "gb-refuse-bind"},
+        {"validationActions", {"Deny"}},
+        {"matchResources",
+         {{"namespaceSelector", {{"matchLabels", {{"kubernetes.io/metadata.name", ns}}}}}}}}}};
+  ASSERT_TRUE(admin->Create(bindings, "", binding.dump()).ok());
+  ASSERT_TRUE(admin->Create(Pods(), ns, GpuPod("gb-probe", "nobody", "gb-team", 0)).ok());
+  auto probe = admin->Get(Pods(), ns, "gb-probe");
+  ASSERT_TRUE(probe.ok());
+  std::string refusal;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        kubeclient::ApiStatus bound = admin->Bind(ns, "gb-probe", probe->uid, cluster.nodes[0]);
+        if (!bound.ok()) refusal = bound.error().Describe();
+        return refusal.find("this test refuses the bind") != std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << "the admission policy never took effect: " << refusal;
+
+  nlohmann::json group = {{"apiVersion", "scheduling.run.ai/v2alpha2"},
+                          {"kind", "PodGroup"},
+                          {"metadata", {{"name", "gb"}}},
+                          {"spec", {{"queue", "gb-team"}, {"minMember", 3}}}};
+  ASSERT_TRUE(admin->Create(kubeclient::resources::PodGroups(), ns, group.dump()).ok());
+  // One bind worker: the gang's binds go out one after another, in task order.
+  const std::string scheduler = "quotient-gang-bind";
+  SchedulerProcess process(scheduler, "", {"--bind-workers", "1"});
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(
+        admin->Create(Pods(), ns, GpuPod("gb-" + std::to_string(i), scheduler, "gb-team", 1, "gb"))
+            .ok());
+  }
+  ASSERT_TRUE(WaitFor([&] { return process.LogContains("releasing the rest of gang"); },
+                      std::chrono::seconds(30)))
+      << process.Log();
+  // gb-0 went before the failure; gb-2, after it, was released, not bound.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(NodeOf(*admin, ns, "gb-1"), "");
+  EXPECT_EQ(NodeOf(*admin, ns, "gb-2"), "");
+  // Once binds are allowed again, the gang completes (the bind backoff has passed).
+  ASSERT_TRUE(admin->Delete(bindings, "", "gb-refuse-bind").ok());
+  ASSERT_TRUE(admin->Delete(policies, "", "gb-refuse-bind").ok());
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        for (int i = 0; i < 3; ++i) {
+          if (NodeOf(*admin, ns, "gb-" + std::to_string(i)).empty()) return false;
+        }
+        return true;
+      },
+      std::chrono::seconds(90)))
+      << process.Log();
 }
 
 }  // namespace
