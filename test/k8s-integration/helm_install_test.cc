@@ -1,10 +1,10 @@
 // The Helm chart (deploy/helm/quotient) with the real `helm` command (test/helm-tool) against the
 // real API server: it lints and renders; it installs next to the CRDs the harness created from the
-// chart's own crds/ folder; what it creates reads back with the chart's values; and the scheduler
-// binary, running as the chart's ServiceAccount (a TokenRequest token, so with nothing but the
-// chart's RBAC), with the chart's configuration and the flags of the chart's Deployment, binds a
-// GPU pod in the chart's default-queue, says why a pod that cannot fit is pending, and is refused
-// what the chart does not grant.
+// chart's own crds/ folder; what it creates reads back with the chart's values; and two replicas
+// of the scheduler binary, running as the chart's ServiceAccount (a TokenRequest token, so with
+// nothing but the chart's RBAC), with the chart's configuration and the flags of the chart's
+// Deployment, elect one leader, answer the probes, bind a GPU pod in the chart's default-queue,
+// say why a pod that cannot fit is pending, and are refused what the chart does not grant.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
