@@ -72,6 +72,15 @@ core::ShareVector Session::QuotaOf(Index pod_index, Index node_index) const {
   return core::QuotaOf(pod(pod_index), n, snapshot_);
 }
 
+void Session::Record(Decision decision) {
+  decisions_.push_back(std::move(decision));
+  if (!listener_) return;
+  const Decision& d = decisions_.back();
+  const Index pod_index = snapshot_.FindPod(d.pod);
+  const Index job_index = pod_index == kNone ? kNone : pod(pod_index).job;
+  listener_(d, job_index == kNone ? std::string() : job(job_index).key);
+}
+
 void Session::AddJobReason(core::Index job, std::string reason) {
   job_reasons_[job].push_back(std::move(reason));
 }

@@ -6,6 +6,7 @@
 // append decisions. The session owns no clock: `now` comes from the snapshot.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -52,7 +53,12 @@ class Session {
   // Counts committed evictions against their budgets.
   void SpendDisruptions(const std::vector<Index>& pods);
 
-  void Record(Decision decision) { decisions_.push_back(std::move(decision)); }
+  // Committed decisions. A listener, when set, hears each one as it is committed (with the key
+  // of the pod's PodGroup), so a service can start binding while the cycle goes on: a committed
+  // decision is never taken back later in the cycle.
+  using DecisionListener = std::function<void(const Decision&, const std::string& pod_group)>;
+  void SetDecisionListener(DecisionListener listener) { listener_ = std::move(listener); }
+  void Record(Decision decision);
   const std::vector<Decision>& decisions() const { return decisions_; }
 
   // A change to a PodGroup's annotations the scheduler makes (last-start and stale timestamps);
@@ -77,6 +83,7 @@ class Session {
   std::vector<Index> pods_with_anti_affinity_;
   std::vector<int32_t> disruptions_left_;  // by budget
   std::vector<Decision> decisions_;
+  DecisionListener listener_;
   std::vector<AnnotationUpdate> annotations_;
   std::map<Index, std::vector<std::string>> job_reasons_;
 };

@@ -227,6 +227,7 @@ RunReport Run(core::ClusterObjects objects, const RunOptions& options) {
     core::SnapshotBuild build = core::BuildSnapshot(objects, snapshot_options);
     if (c == 0) report.diagnostics = std::move(build.diagnostics);
     framework::Session session(build.snapshot, options.config);
+    if (c == 0 && options.on_decision) session.SetDecisionListener(options.on_decision);
     lap("open_session");
     for (const std::string& name : options.config.actions) {
       if (std::unique_ptr<framework::Action> action = actions::MakeAction(name)) {

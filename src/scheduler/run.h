@@ -15,6 +15,7 @@
 #include "core/resources.h"
 #include "framework/config.h"
 #include "framework/decision.h"
+#include "framework/session.h"
 
 namespace quotient::scheduler {
 
@@ -30,6 +31,8 @@ struct RunOptions {
   core::Time now{};
   int cycles = 1;
   bool delete_evicted = false;
+  // Hears each decision of the first cycle as it is committed (see Session::SetDecisionListener).
+  framework::Session::DecisionListener on_decision;
   // A monotonic clock for the per-phase timings of each cycle (metrics); none = no timings.
   std::function<std::chrono::nanoseconds()> monotonic_clock;
 };

@@ -121,6 +121,18 @@ TEST(Run, GroupResourcesSplitAllocatedNonPreemptibleAndRequested) {
   EXPECT_EQ(r.queues[1].allocated[core::ShareResource::kGpu], core::Quantity(3000));
 }
 
+TEST(Run, TheDecisionListenerHearsEachCommittedDecisionWithItsPodGroup) {
+  RunOptions options;
+  std::vector<std::string> heard;
+  options.on_decision = [&](const Decision& d, const std::string& group) {
+    heard.push_back(std::string(framework::DecisionKindName(d.kind)) + " " + d.pod + " " + group);
+  };
+  const RunReport r = scheduler::Run(SmallCluster(), options);
+  // The same decisions the report lists, as they were committed.
+  ASSERT_EQ(r.cycles[0].decisions.size(), 1u);
+  EXPECT_EQ(heard, std::vector<std::string>{"bind ns/wait ns/pg-wait"});
+}
+
 TEST(Run, TimesEachPhaseWithTheInjectedClock) {
   RunOptions options;
   options.config.actions = {"allocate", "reclaim"};

@@ -169,6 +169,21 @@ void SchedulerService::RunCycle() {
   run.now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
   run.cycles = 1;
   run.monotonic_clock = Monotonic;
+  // Binds start as soon as allocate commits them, while the cycle goes on. The binds of one
+  // PodGroup decided in this cycle share a GangBind.
+  std::map<std::string, std::shared_ptr<GangBind>> gangs;
+  run.on_decision = [&](const framework::Decision& d, const std::string& group) {
+    if (d.kind != framework::DecisionKind::kBind) return;
+    std::shared_ptr<GangBind>& gang = gangs[group];
+    if (!gang) {
+      gang = std::make_shared<GangBind>();
+      gang->group = group;
+    }
+    cache_.AssumeBound(d.pod, d.node);
+    std::lock_guard lock(mu_);
+    bind_queue_.push_back({d.pod, cache_.PodUid(d.pod), d.node, gang, created[d.pod]});
+    bind_ready_.notify_one();
+  };
   scheduler::RunReport report = scheduler::Run(std::move(objects), run);
   {
     std::lock_guard lock(mu_);
@@ -176,6 +191,19 @@ void SchedulerService::RunCycle() {
   }
   if (report.cycles.empty()) return;
   const scheduler::CycleReport& cycle = report.cycles.front();
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
+  if (took > std::chrono::milliseconds(100)) {
+    // A slow cycle is worth a line: what it cost and where (the phases).
+    std::string phases;
+    for (const scheduler::PhaseTiming& t : cycle.timings) {
+      phases +=
+          fmt::format(" {}={}ms", t.phase,
+                      std::chrono::duration_cast<std::chrono::milliseconds>(t.duration).count());
+    }
+    spdlog::info("cycle took {} ms for {} pods, {} decisions:{}", took.count(), report.pods.size(),
+                 cycle.decisions.size(), phases);
+  }
 
   // What users read: pending reasons, PodGroup and Queue status, annotations.
   std::set<std::string> pending;
@@ -203,12 +231,7 @@ void SchedulerService::RunCycle() {
   }
   for (const auto& [group, patch] : annotations) status_.PodGroupAnnotations(group, patch.dump());
 
-  // The decisions. A gang's binds share one GangBind.
-  std::map<std::string, int> binds_per_group;
-  for (const framework::Decision& d : cycle.decisions) {
-    if (d.kind == framework::DecisionKind::kBind) ++binds_per_group[group_of[d.pod]];
-  }
-  std::map<std::string, std::shared_ptr<GangBind>> gangs;
+  // The rest of the decisions (binds are on their way already).
   std::map<std::string, std::set<std::string>> scheduled_by_action;
   std::map<std::string, std::set<std::string>> acted_on_by_action;
   for (const framework::Decision& d : cycle.decisions) {
@@ -216,19 +239,6 @@ void SchedulerService::RunCycle() {
     acted_on_by_action[d.action].insert(group);
     if (d.kind == framework::DecisionKind::kBind) {
       scheduled_by_action[d.action].insert(group);
-      std::shared_ptr<GangBind> gang;
-      if (binds_per_group[group] > 1) {
-        auto& g = gangs[group];
-        if (!g) {
-          g = std::make_shared<GangBind>();
-          g->group = group;
-        }
-        gang = g;
-      }
-      cache_.AssumeBound(d.pod, d.node);
-      std::lock_guard lock(mu_);
-      bind_queue_.push_back({d.pod, cache_.PodUid(d.pod), d.node, gang, created[d.pod]});
-      bind_ready_.notify_one();
     } else if (d.kind == framework::DecisionKind::kPipeline) {
       scheduled_by_action[d.action].insert(group);
       status_.PodPipelined(d.pod, cache_.PodUid(d.pod), d.node, "");

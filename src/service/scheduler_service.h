@@ -2,7 +2,8 @@
 // step with the API server, runs a cycle (the same scheduler::Run `quotient schedule` uses)
 // whenever something relevant changed — debounced — and at least every schedule period, and
 // carries the cycle's decisions out: binds through the pods/binding subresource on a bounded
-// pool of workers (the pod counts as bound from the moment of the decision), evictions through
+// pool of workers, handed over as each is committed, while the cycle goes on (the pod counts as
+// bound from the moment of the decision), evictions through
 // the Eviction API, and what users read (pod conditions, Events, Queue and PodGroup status).
 //
 // A bind that fails is rolled back (the pod is pending again) and the pod sits out cycles with

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <fmt/format.h>
 #include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -37,11 +38,9 @@ std::string FormatRfc3339Millis(std::chrono::system_clock::time_point time) {
   time_t epoch_seconds = std::chrono::system_clock::to_time_t(seconds);
   tm utc{};
   gmtime_r(&epoch_seconds, &utc);
-  std::array<char, 32> text{};
-  std::snprintf(text.data(), text.size(), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
-                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                static_cast<int>(millis));
-  return text.data();
+  return fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}.{:03d}Z", utc.tm_year + 1900,
+                     utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                     static_cast<int>(millis));
 }
 
 void JsonLogFormatter::format(const spdlog::details::log_msg& message, spdlog::memory_buf_t& dest) {

@@ -223,7 +223,13 @@ TEST_F(HelmInstallTest, CreatesTheObjectsWithTheChartsValues) {
   EXPECT_EQ(verbs["/pods/eviction"], std::set<std::string>{"create"});
   EXPECT_EQ(verbs["/pods/status"], std::set<std::string>{"patch"});
   EXPECT_EQ(verbs["/nodes"], (std::set<std::string>{"get", "list", "watch"}));
-  EXPECT_EQ(verbs["scheduling.run.ai/queues/status"], (std::set<std::string>{"patch", "update"}));
+  EXPECT_EQ(verbs["/pods"], (std::set<std::string>{"get", "list", "watch"}));
+  EXPECT_EQ(verbs["scheduling.run.ai/queues/status"], std::set<std::string>{"patch"});
+  EXPECT_EQ(verbs["scheduling.run.ai/podgroups/status"], std::set<std::string>{"patch"});
+  EXPECT_EQ(verbs["scheduling.run.ai/podgroups"],
+            (std::set<std::string>{"get", "list", "watch", "patch"}));
+  EXPECT_EQ(verbs["policy/poddisruptionbudgets"], (std::set<std::string>{"get", "list", "watch"}));
+  EXPECT_EQ(verbs.count("/configmaps"), 0u) << "the configuration is a mounted file";
   EXPECT_EQ(verbs["events.k8s.io/events"], (std::set<std::string>{"create", "patch"}));
   EXPECT_EQ(verbs.count("coordination.k8s.io/leases"), 0u) << "leases belong in the Role";
   for (const auto& [resource, granted] : verbs) {
