@@ -21,5 +21,6 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --preset asan -j "$jobs"
 
 cmake --preset tsan >/dev/null
-cmake --build --preset tsan -j "$jobs" --target kubeclient_test
+cmake --build --preset tsan -j "$jobs" --target kubeclient_test telemetry_test
 TSAN_OPTIONS=halt_on_error=1 ./build/tsan/src/kubeclient/kubeclient_test --gtest_brief=1
+TSAN_OPTIONS=halt_on_error=1 ./build/tsan/src/telemetry/telemetry_test --gtest_brief=1
