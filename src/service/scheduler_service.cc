@@ -10,14 +10,10 @@
 #include "core/time_text.h"
 #include "kube/scheduler_config_codec.h"
 #include "scheduler/run.h"
+#include "service/object_key.h"
 
 namespace quotient::service {
 namespace {
-
-std::pair<std::string, std::string> Split(const std::string& key) {
-  auto slash = key.find('/');
-  return {key.substr(0, slash), key.substr(slash + 1)};
-}
 
 std::chrono::nanoseconds Monotonic() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -304,7 +300,7 @@ void SchedulerService::ReportGroups(const scheduler::RunReport& report) {
 }
 
 void SchedulerService::Evict(const framework::Decision& d, const std::string& group) {
-  auto [ns, name] = Split(d.pod);
+  auto [ns, name] = SplitKey(d.pod);
   // KAI marks the pod before it goes: DisruptionTarget=True, PreemptionByScheduler, with the
   // reason, so whoever watches the pod (a Job controller, a user) sees why it ends.
   nlohmann::json condition = {
@@ -389,7 +385,7 @@ void SchedulerService::Bind(const BindTask& task) {
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now() -
                                                               task.created));
   }
-  auto [ns, name] = Split(task.pod);
+  auto [ns, name] = SplitKey(task.pod);
   const auto started = std::chrono::steady_clock::now();
   kubeclient::ApiStatus bound = client_.Bind(ns, name, task.uid, task.node);
   if (options_.metrics) {

@@ -6,16 +6,10 @@
 #include <optional>
 
 #include "core/time_text.h"
+#include "service/object_key.h"
 
 namespace quotient::service {
-namespace {
-
-std::pair<std::string, std::string> Split(const std::string& key) {
-  auto slash = key.find('/');
-  return {key.substr(0, slash), key.substr(slash + 1)};
-}
-
-}  // namespace
+namespace {}  // namespace
 
 StatusWriter::StatusWriter(kubeclient::Client& client, std::string scheduler_name)
     : client_(client), events_(client, std::move(scheduler_name), "quotient") {}
@@ -38,7 +32,7 @@ void StatusWriter::Stop() {
 void StatusWriter::PodPending(const std::string& pod, const std::string& group,
                               const std::string& reason, bool mark_unschedulable) {
   if (!group.empty()) {
-    auto [ns, name] = Split(group);
+    auto [ns, name] = SplitKey(group);
     events_.Record({{"scheduling.run.ai/v2alpha2", "PodGroup", ns, name, ""},
                     "Warning",
                     "Unschedulable",
@@ -58,7 +52,7 @@ void StatusWriter::PodPending(const std::string& pod, const std::string& group,
 
 void StatusWriter::PodBound(const std::string& pod, const std::string& uid,
                             const std::string& node) {
-  auto [ns, name] = Split(pod);
+  auto [ns, name] = SplitKey(pod);
   events_.Record({{"v1", "Pod", ns, name, uid},
                   "Normal",
                   "Scheduled",
@@ -71,7 +65,7 @@ void StatusWriter::PodBound(const std::string& pod, const std::string& uid,
 
 void StatusWriter::PodEvicted(const std::string& pod, const std::string& uid,
                               const std::string& action, const std::string& reason) {
-  auto [ns, name] = Split(pod);
+  auto [ns, name] = SplitKey(pod);
   events_.Record({{"v1", "Pod", ns, name, uid},
                   "Normal",
                   "Evict",
@@ -81,7 +75,7 @@ void StatusWriter::PodEvicted(const std::string& pod, const std::string& uid,
 
 void StatusWriter::PodPipelined(const std::string& pod, const std::string& uid,
                                 const std::string& node, const std::string& reason) {
-  auto [ns, name] = Split(pod);
+  auto [ns, name] = SplitKey(pod);
   std::string note = "Pod " + pod + " is pipelined to node " + node;
   if (!reason.empty()) note += ": " + reason;
   events_.Record({{"v1", "Pod", ns, name, uid}, "Normal", "Pipelined", "Scheduling", note});
@@ -89,7 +83,7 @@ void StatusWriter::PodPipelined(const std::string& pod, const std::string& uid,
 
 void StatusWriter::PodGroupEvent(const std::string& group, const std::string& type,
                                  const std::string& reason, const std::string& note) {
-  auto [ns, name] = Split(group);
+  auto [ns, name] = SplitKey(group);
   events_.Record(
       {{"scheduling.run.ai/v2alpha2", "PodGroup", ns, name, ""}, type, reason, "Scheduling", note});
 }
@@ -156,10 +150,7 @@ void StatusWriter::Loop(std::stop_token stop) {
 }
 
 void StatusWriter::WriteObject(const ObjectPatch& patch) {
-  auto slash = patch.key.find('/');
-  const bool namespaced = slash != std::string::npos;
-  const std::string ns = namespaced ? patch.key.substr(0, slash) : "";
-  const std::string name = namespaced ? patch.key.substr(slash + 1) : patch.key;
+  auto [ns, name] = SplitKey(patch.key);
   // A merge patch: our fields replace what they were, others stay.
   auto result = client_.Patch(patch.resource, ns, name, kubeclient::PatchType::kMerge, patch.patch,
                               patch.subresource);
@@ -177,7 +168,7 @@ void StatusWriter::WriteObject(const ObjectPatch& patch) {
 }
 
 void StatusWriter::WritePending(const std::string& pod, const std::string& message) {
-  auto [ns, name] = Split(pod);
+  auto [ns, name] = SplitKey(pod);
   std::string now = core::FormatRfc3339(
       std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
   // Pod conditions merge by type: this touches PodScheduled only.
