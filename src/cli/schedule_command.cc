@@ -1,11 +1,16 @@
 #include "cli/schedule_command.h"
 
+#include <sys/resource.h>
+
 #include <chrono>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "actions/registry.h"
 #include "cli/report_document.h"
 #include "cli/report_table.h"
+#include "cli/table.h"
 #include "kube/loader.h"
 #include "kube/scheduler_config_codec.h"
 #include "kube/text_formats.h"
@@ -41,6 +46,71 @@ void PrintDiagnostics(const std::vector<core::Diagnostic>& diagnostics, std::ost
   }
 }
 
+// --profile: the CLI owns the clock; the scheduler library reads it only through
+// RunOptions::monotonic_clock.
+using ProfileClock = std::chrono::steady_clock;
+
+std::chrono::nanoseconds MonotonicNow() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+      ProfileClock::now().time_since_epoch());
+}
+
+// Microseconds below 1 ms, milliseconds below 1 s, else seconds.
+std::string FormatDuration(std::chrono::nanoseconds d) {
+  const double ns = static_cast<double>(d.count());
+  std::ostringstream s;
+  s << std::fixed;
+  if (ns < 999'950.0) {
+    s << std::setprecision(1) << ns / 1e3 << " µs";
+  } else if (ns < 999'950'000.0) {
+    s << std::setprecision(1) << ns / 1e6 << " ms";
+  } else {
+    s << std::setprecision(2) << ns / 1e9 << " s";
+  }
+  return s.str();
+}
+
+// The process's peak resident set so far (Linux reports ru_maxrss in KiB).
+std::string PeakMemory() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return "unknown";
+  const double mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  std::ostringstream s;
+  s << std::fixed;
+  if (mib < 1023.95) {
+    s << std::setprecision(1) << mib << " MiB";
+  } else {
+    s << std::setprecision(2) << mib / 1024.0 << " GiB";
+  }
+  return s.str();
+}
+
+std::string Count(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+struct Profile {
+  std::chrono::nanoseconds started{0};
+  std::chrono::nanoseconds load{0};
+  std::chrono::nanoseconds output{0};
+  std::string objects;
+};
+
+std::string ProfileTable(const Profile& profile, const scheduler::RunReport& report) {
+  Table t({"PHASE", "CYCLE", "TIME"});
+  t.AddRow({"load", "-", FormatDuration(profile.load)});
+  for (const scheduler::CycleReport& cycle : report.cycles) {
+    for (const scheduler::PhaseTiming& phase : cycle.timings) {
+      t.AddRow({phase.phase, std::to_string(cycle.index), FormatDuration(phase.duration)});
+    }
+  }
+  t.AddRow({"output", "-", FormatDuration(profile.output)});
+  t.AddRow({"total", "", FormatDuration(MonotonicNow() - profile.started)});
+  t.AddRow({"peak memory", "", PeakMemory()});
+  t.AddRow({"objects", "", profile.objects});
+  return "PROFILE\n" + t.Render();
+}
+
 }  // namespace
 
 CLI::App* AddScheduleCommand(CLI::App& app, ScheduleFlags& flags) {
@@ -60,6 +130,8 @@ CLI::App* AddScheduleCommand(CLI::App& app, ScheduleFlags& flags) {
       ->check(CLI::IsMember({"table", "json", "yaml"}));
   cmd->add_flag("--delete-evicted", flags.delete_evicted,
                 "Evicted pods are deleted instead of re-created as Pending");
+  cmd->add_flag("--profile", flags.profile,
+                "Print per-phase wall times, object counts and peak memory on stderr");
   cmd->add_option("inputs", flags.inputs, "Files, directories (*.yaml, *.yml, *.json) or - ")
       ->required();
   return cmd;
@@ -67,6 +139,8 @@ CLI::App* AddScheduleCommand(CLI::App& app, ScheduleFlags& flags) {
 
 int RunSchedule(const ScheduleFlags& flags, std::istream& stdin_stream, std::ostream& out,
                 std::ostream& err) {
+  Profile profile;
+  profile.started = MonotonicNow();
   scheduler::RunOptions options;
   if (!flags.config_path.empty()) {
     Result<scheduler::SchedulerConfig> config = kube::LoadSchedulerConfigFile(flags.config_path);
@@ -109,18 +183,33 @@ int RunSchedule(const ScheduleFlags& flags, std::istream& stdin_stream, std::ost
     }
   }
 
+  const std::chrono::nanoseconds load_started = MonotonicNow();
   kube::LoadResult loaded = kube::LoadManifests(flags.inputs, stdin_stream);
+  profile.load = MonotonicNow() - load_started;
   PrintDiagnostics(loaded.diagnostics, err);
   if (loaded.HasErrors()) return kExitBadInput;
+  if (flags.profile) {
+    const core::ClusterObjects& o = loaded.objects;
+    profile.objects = Count(o.nodes.size(), "node") + ", " + Count(o.pods.size(), "pod") + ", " +
+                      Count(o.pod_groups.size(), "pod group") + ", " +
+                      Count(o.queues.size(), "queue");
+    options.monotonic_clock = MonotonicNow;
+  }
 
   const scheduler::RunReport report = scheduler::Run(std::move(loaded.objects), options);
   PrintDiagnostics(report.diagnostics, err);
+  const std::chrono::nanoseconds output_started = MonotonicNow();
   if (flags.output == "json") {
     out << ToJson(ReportDocument(report));
   } else if (flags.output == "yaml") {
     out << ToYaml(ReportDocument(report));
   } else {
     out << ReportTables(report);
+  }
+  if (flags.profile) {
+    out.flush();
+    profile.output = MonotonicNow() - output_started;
+    err << ProfileTable(profile, report);
   }
   return kExitOk;
 }

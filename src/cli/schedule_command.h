@@ -2,7 +2,8 @@
 // it, and print the decisions, pods, pod groups and queues (docs/schedule-command.md).
 //
 //   quotient schedule [--config FILE] [--actions LIST] [--cycles N] [--scheduler-name NAME]
-//                     [--now RFC3339] [-o table|json|yaml] [--delete-evicted] FILE|DIR|- ...
+//                     [--now RFC3339] [-o table|json|yaml] [--delete-evicted] [--profile]
+//                     FILE|DIR|- ...
 //
 // Exit codes: 0 the run completed, 1 input that cannot be read, 2 bad usage.
 #pragma once
@@ -22,14 +23,15 @@ struct ScheduleFlags {
   std::string now;             // RFC3339; empty = the current time
   std::string output = "table";
   bool delete_evicted = false;
+  bool profile = false;  // per-phase wall times, object counts and peak memory on stderr
   std::vector<std::string> inputs;
 };
 
 // Registers the subcommand; `flags` must outlive parsing.
 CLI::App* AddScheduleCommand(CLI::App& app, ScheduleFlags& flags);
 
-// Runs it after parsing. Writes the report to `out` and diagnostics to `err`; returns the exit
-// code. `stdin_stream` serves the "-" input.
+// Runs it after parsing. Writes the report to `out` and diagnostics (and the --profile table)
+// to `err`; returns the exit code. `stdin_stream` serves the "-" input.
 int RunSchedule(const ScheduleFlags& flags, std::istream& stdin_stream, std::ostream& out,
                 std::ostream& err);
 

@@ -226,6 +226,7 @@ RunReport Run(core::ClusterObjects objects, const RunOptions& options) {
     };
     core::SnapshotBuild build = core::BuildSnapshot(objects, snapshot_options);
     if (c == 0) report.diagnostics = std::move(build.diagnostics);
+    lap("build_snapshot");
     framework::Session session(build.snapshot, options.config);
     if (c == 0 && options.on_decision) session.SetDecisionListener(options.on_decision);
     lap("open_session");
@@ -249,6 +250,7 @@ RunReport Run(core::ClusterObjects objects, const RunOptions& options) {
     } else {
       AdvanceWorld(objects, session.decisions(), options.delete_evicted);
       ApplyAnnotations(objects, session.annotations());
+      lap("close_session");
     }
     report.cycles.push_back(std::move(cycle));
   }

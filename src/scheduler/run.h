@@ -37,8 +37,10 @@ struct RunOptions {
   std::function<std::chrono::nanoseconds()> monotonic_clock;
 };
 
-// How long one phase of a cycle took: "open_session" (snapshot and fair share), each action by
-// its name, "close_session" (the report).
+// How long one phase of a cycle took, in this order: "build_snapshot" (the objects read into a
+// Snapshot), "open_session" (the session and fair share), each action by its name,
+// "close_session" (the report in the last cycle; in earlier ones, the world advanced for the
+// next cycle).
 struct PhaseTiming {
   std::string phase;
   std::chrono::nanoseconds duration{0};

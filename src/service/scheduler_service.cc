@@ -247,8 +247,8 @@ void SchedulerService::RunCycle() {
     std::chrono::nanoseconds open{0};
     std::chrono::nanoseconds close{0};
     for (const scheduler::PhaseTiming& t : cycle.timings) {
-      if (t.phase == "open_session") {
-        open = t.duration;
+      if (t.phase == "build_snapshot" || t.phase == "open_session") {
+        open += t.duration;  // KAI's open_session includes taking the snapshot
       } else if (t.phase == "close_session") {
         close = t.duration;
       } else {
