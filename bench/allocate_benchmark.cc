@@ -7,7 +7,9 @@
 // Run: ./scripts/bench.sh (release build) — see docs/benchmarks.md for recorded figures.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <map>
+#include <string>
 
 #include "actions/allocate/allocate.h"
 #include "actions/registry.h"
@@ -54,6 +56,31 @@ void BM_OpenSession(benchmark::State& state) {
   }
 }
 
+// A 32-bit FNV-1a digest of a session's outcome (decisions and every job's reasons), reported as
+// a label so runs before and after an optimisation can be compared at a glance: a different
+// digest means different decisions or explanations.
+std::string OutcomeDigest(const framework::Session& session) {
+  uint32_t h = 2166136261u;
+  const auto mix = [&h](std::string_view text) {
+    for (char ch : text) h = (h ^ static_cast<unsigned char>(ch)) * 16777619u;
+    h = (h ^ 0xffu) * 16777619u;
+  };
+  for (const framework::Decision& d : session.decisions()) {
+    mix(d.action);
+    mix(framework::DecisionKindName(d.kind));
+    mix(d.pod);
+    mix(d.node);
+    for (const std::string& g : d.gpu_groups) mix(g);
+    mix(d.reason);
+  }
+  for (size_t j = 0; j < session.snapshot().jobs.size(); ++j) {
+    for (const std::string& r : session.JobReasons(static_cast<core::Index>(j))) mix(r);
+  }
+  char text[16];
+  std::snprintf(text, sizeof(text), "digest=%08x", h);
+  return text;
+}
+
 // Runs the actions `names` on a fresh session of `snapshot` per iteration, timing only the
 // actions; reports the decisions of the last run and how many were evictions.
 void RunActions(benchmark::State& state, const core::Snapshot& snapshot,
@@ -61,6 +88,7 @@ void RunActions(benchmark::State& state, const core::Snapshot& snapshot,
   const framework::SchedulerConfig config;
   size_t decisions = 0;
   size_t evictions = 0;
+  std::string digest;
   for (auto _ : state) {
     state.PauseTiming();
     framework::Session session(snapshot, config);
@@ -71,7 +99,11 @@ void RunActions(benchmark::State& state, const core::Snapshot& snapshot,
     for (const framework::Decision& d : session.decisions()) {
       evictions += d.kind == framework::DecisionKind::kEvict;
     }
+    state.PauseTiming();
+    digest = OutcomeDigest(session);
+    state.ResumeTiming();
   }
+  state.SetLabel(digest);
   state.counters["decisions"] = static_cast<double>(decisions);
   state.counters["evictions"] = static_cast<double>(evictions);
 }

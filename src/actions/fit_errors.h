@@ -11,7 +11,7 @@ namespace quotient::actions {
 
 class FitErrors {
  public:
-  void Add(const std::string& reason) { ++counts_[reason]; }
+  void Add(const std::string& reason, int nodes = 1) { counts_[reason] += nodes; }
   void set_nodes(size_t nodes) { nodes_ = nodes; }
   std::string Message() const;
 

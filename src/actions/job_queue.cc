@@ -46,7 +46,12 @@ std::string NotReadyMessage(const core::Snapshot& snapshot, const core::Job& job
   return "";
 }
 
-JobQueue::JobQueue(const framework::Session& session, int max_jobs_per_queue) {
+JobQueue::JobQueue(const framework::Session& session, int max_jobs_per_queue)
+    : snapshot_(&session.snapshot()),
+      roots_(session.snapshot().RootQueues()),
+      leaf_of_(session.snapshot().jobs.size(), core::kNone),
+      entries_(session.snapshot().jobs.size()),
+      best_(session.snapshot().queues.size()) {
   const core::Snapshot& s = session.snapshot();
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     const core::Job& job = s.jobs[i];
@@ -54,17 +59,14 @@ JobQueue::JobQueue(const framework::Session& session, int max_jobs_per_queue) {
     if (!session.shares()[job.queue].usable || !HasPendingTask(session, job)) continue;
     if (!NotReadyMessage(s, job).empty()) continue;
     const core::Index index = static_cast<core::Index>(i);
-    candidates_[job.queue].push_back(index);
-    leaf_of_[index] = job.queue;
-    entries_[index] = Describe(session, index);
+    leaf_of_[i] = job.queue;
+    entries_[i] = Describe(session, index);
+    candidates_.try_emplace(job.queue, JobOrder{this}).first->second.insert(index);
   }
   if (max_jobs_per_queue > 0) {
     for (auto& [queue, jobs] : candidates_) {
-      std::stable_sort(jobs.begin(), jobs.end(),
-                       [&](core::Index a, core::Index b) { return JobBefore(session, a, b); });
-      if (jobs.size() > static_cast<size_t>(max_jobs_per_queue)) {
-        jobs.resize(static_cast<size_t>(max_jobs_per_queue));
-      }
+      while (jobs.size() > static_cast<size_t>(max_jobs_per_queue))
+        jobs.erase(std::prev(jobs.end()));
     }
   }
 }
@@ -74,17 +76,25 @@ JobQueue::Entry JobQueue::Describe(const framework::Session& session, core::Inde
           ElasticState(session, session.job(job))};
 }
 
-void JobQueue::Push(const framework::Session& session, core::Index job) {
-  candidates_[Leaf(job)].push_back(job);
-  entries_[job] = Describe(session, job);
+void JobQueue::Invalidate(const framework::Session& session, core::Index queue) {
+  for (core::Index at = queue; at != core::kNone; at = session.shares()[at].parent) {
+    best_[static_cast<size_t>(at)].valid = false;
+  }
 }
 
-bool JobQueue::JobBefore(const framework::Session& session, core::Index a, core::Index b) const {
-  const core::Job& x = session.job(a);
-  const core::Job& y = session.job(b);
+void JobQueue::Push(const framework::Session& session, core::Index job) {
+  entries_[static_cast<size_t>(job)] = Describe(session, job);
+  const core::Index leaf = leaf_of_[static_cast<size_t>(job)];
+  candidates_.try_emplace(leaf, JobOrder{this}).first->second.insert(job);
+  Invalidate(session, leaf);
+}
+
+bool JobQueue::JobBefore(core::Index a, core::Index b) const {
+  const core::Job& x = snapshot_->jobs[static_cast<size_t>(a)];
+  const core::Job& y = snapshot_->jobs[static_cast<size_t>(b)];
   if (x.priority != y.priority) return x.priority > y.priority;
-  const int sx = entries_.at(a).elastic_state;
-  const int sy = entries_.at(b).elastic_state;
+  const int sx = entries_[static_cast<size_t>(a)].elastic_state;
+  const int sy = entries_[static_cast<size_t>(b)].elastic_state;
   if (sx != sy) return sx < sy;
   if (x.creation_time != y.creation_time) return x.creation_time < y.creation_time;
   if (x.uid != y.uid) return x.uid < y.uid;
@@ -95,14 +105,17 @@ std::optional<core::Index> JobQueue::BestIn(const framework::Session& session,
                                             core::Index queue) const {
   const fairshare::QueueShare& q = session.shares()[queue];
   if (!q.usable) return std::nullopt;
-  if (!q.children.empty()) return BestAmong(session, q.children);
-  auto it = candidates_.find(queue);
-  if (it == candidates_.end() || it->second.empty()) return std::nullopt;
-  const std::vector<core::Index>& jobs = it->second;
-  core::Index best = jobs.front();
-  for (core::Index job : jobs) {
-    if (JobBefore(session, job, best)) best = job;
+  SubtreeBest& cached = best_[static_cast<size_t>(queue)];
+  if (cached.valid && session.shares().ChangedAt(queue) <= cached.shares_version) {
+    return cached.job;
   }
+  std::optional<core::Index> best;
+  if (!q.children.empty()) {
+    best = BestAmong(session, q.children);
+  } else if (auto it = candidates_.find(queue); it != candidates_.end() && !it->second.empty()) {
+    best = *it->second.begin();
+  }
+  cached = {true, session.shares().version(), best};
   return best;
 }
 
@@ -113,7 +126,7 @@ std::optional<core::Index> JobQueue::BestAmong(const framework::Session& session
   for (core::Index queue : queues) {
     std::optional<core::Index> job = BestIn(session, queue);
     if (!job) continue;
-    fairshare::QueueCandidate candidate{queue, entries_.at(*job).request, {}};
+    fairshare::QueueCandidate candidate{queue, entries_[static_cast<size_t>(*job)].request, {}};
     if (!best_job || fairshare::CompareQueues(session.shares(), candidate, best) < 0) {
       best_job = job;
       best = candidate;
@@ -123,10 +136,11 @@ std::optional<core::Index> JobQueue::BestAmong(const framework::Session& session
 }
 
 std::optional<core::Index> JobQueue::Pop(const framework::Session& session) {
-  std::optional<core::Index> job = BestAmong(session, session.snapshot().RootQueues());
+  std::optional<core::Index> job = BestAmong(session, roots_);
   if (!job) return std::nullopt;
-  std::vector<core::Index>& jobs = candidates_[Leaf(*job)];
-  jobs.erase(std::find(jobs.begin(), jobs.end(), *job));
+  const core::Index leaf = leaf_of_[static_cast<size_t>(*job)];
+  candidates_.at(leaf).erase(*job);
+  Invalidate(session, leaf);
   return job;
 }
 

@@ -9,8 +9,10 @@
 // unusable queue or without pending pods are not candidates.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "framework/session.h"
@@ -21,6 +23,8 @@ class JobQueue {
  public:
   // `max_jobs_per_queue` 0 = no limit (KAI's queueDepthPerAction).
   JobQueue(const framework::Session& session, int max_jobs_per_queue);
+  JobQueue(const JobQueue&) = delete;  // the job order refers to its owner
+  JobQueue& operator=(const JobQueue&) = delete;
 
   // The next job, removed from the queue; nullopt when none is left.
   std::optional<core::Index> Pop(const framework::Session& session);
@@ -35,18 +39,37 @@ class JobQueue {
     core::ShareVector request;  // of the tasks it would place now
     int elastic_state = 0;      // 0 below its gang minimum, 1 at it, 2 above
   };
+  // Orders one leaf queue's jobs by JobBefore.
+  struct JobOrder {
+    const JobQueue* owner;
+    bool operator()(core::Index a, core::Index b) const { return owner->JobBefore(a, b); }
+  };
+  // The job a queue's subtree gives next, and the shares version it was worked out at. Only
+  // the subtree's own shares and jobs decide it, so it stays current until one of them changes
+  // (QueueShares::ChangedAt, or a Pop/Push below the queue): a pop then recomputes one path of
+  // the tree instead of every queue and job.
+  struct SubtreeBest {
+    bool valid = false;
+    uint64_t shares_version = 0;
+    std::optional<core::Index> job;
+  };
+
   Entry Describe(const framework::Session& session, core::Index job) const;
-  bool JobBefore(const framework::Session& session, core::Index a, core::Index b) const;
-  core::Index Leaf(core::Index job) const { return leaf_of_.at(job); }
+  bool JobBefore(core::Index a, core::Index b) const;
   // The job `queue`'s subtree would give next.
   std::optional<core::Index> BestIn(const framework::Session& session, core::Index queue) const;
   // The job that the queue going first among `queues` would give next.
   std::optional<core::Index> BestAmong(const framework::Session& session,
                                        const std::vector<core::Index>& queues) const;
+  // Forgets the cached best of `queue` and its ancestors.
+  void Invalidate(const framework::Session& session, core::Index queue);
 
-  std::map<core::Index, std::vector<core::Index>> candidates_;  // leaf queue -> jobs
-  std::map<core::Index, core::Index> leaf_of_;
-  std::map<core::Index, Entry> entries_;
+  const core::Snapshot* snapshot_;
+  std::vector<core::Index> roots_;
+  std::map<core::Index, std::set<core::Index, JobOrder>> candidates_;  // leaf queue -> jobs
+  std::vector<core::Index> leaf_of_;                                   // by job
+  std::vector<Entry> entries_;                                         // by job
+  mutable std::vector<SubtreeBest> best_;                              // by queue
 };
 
 // KAI's readiness rule: every leaf subgroup has at least its minimum of pods that are alive

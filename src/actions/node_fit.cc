@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 namespace quotient::actions {
 namespace {
@@ -19,21 +20,26 @@ struct DeviceChoice {
   bool fits_existing_shared = false;
 };
 
-DeviceChoice ChooseWholeDevices(const framework::NodeState& state, int64_t count) {
+DeviceChoice ChooseWholeDevices(const framework::NodeState& state, int64_t count,
+                                bool with_devices) {
   DeviceChoice c;
   std::vector<int32_t> free_now;
   std::vector<int32_t> freeing;
+  int64_t free_count = 0;
+  int64_t freeing_count = 0;
   for (size_t d = 0; d < state.devices.size(); ++d) {
     const DeviceState& dev = state.devices[d];
     if (dev.free_milli() == Quantity(framework::kWholeGpuMilli)) {
-      free_now.push_back(static_cast<int32_t>(d));
+      ++free_count;
+      if (with_devices) free_now.push_back(static_cast<int32_t>(d));
     } else if (dev.used_milli.is_zero()) {
-      freeing.push_back(static_cast<int32_t>(d));
+      ++freeing_count;
+      if (with_devices) freeing.push_back(static_cast<int32_t>(d));
     }
   }
-  c.idle = static_cast<int64_t>(free_now.size()) >= count;
-  c.possible = static_cast<int64_t>(free_now.size() + freeing.size()) >= count;
-  if (!c.possible) return c;
+  c.idle = free_count >= count;
+  c.possible = free_count + freeing_count >= count;
+  if (!c.possible || !with_devices) return c;
   free_now.insert(free_now.end(), freeing.begin(), freeing.end());
   c.devices.assign(free_now.begin(), free_now.begin() + count);
   return c;
@@ -46,25 +52,53 @@ struct SharedCandidate {
   int64_t score;
 };
 
+// Device `d` as a home for a shared portion, or nothing when it cannot take it even once
+// releasing pods are gone.
+std::optional<SharedCandidate> SharedCandidateAt(const framework::NodeState& state, size_t d,
+                                                 Quantity portion, bool pack) {
+  const DeviceState& dev = state.devices[d];
+  const bool existing =
+      dev.kind == DeviceState::Kind::kShared && !dev.group.empty() && (dev.holders > 0);
+  const bool fresh = dev.free_milli() == Quantity(framework::kWholeGpuMilli);
+  // A whole-GPU device whose holder is releasing can take a new group once it is free.
+  const bool freeing = dev.kind == DeviceState::Kind::kWhole && dev.used_milli.is_zero();
+  if (!existing && !fresh && !freeing) return std::nullopt;
+  const bool fits_now = portion <= dev.free_milli();
+  const bool fits_later = portion <= dev.free_milli() + dev.releasing_milli;
+  if (!fits_later) return std::nullopt;
+  const int64_t used = existing ? dev.used_milli.value() + dev.releasing_milli.value() : 0;
+  return SharedCandidate{static_cast<int32_t>(d), existing, !fits_now,
+                         pack ? used : framework::kWholeGpuMilli - used};
+}
+
+// The candidate a one-device pod takes: the first of the highest score (what the stable sort
+// below puts first), found without building the list.
+DeviceChoice ChooseOneSharedDevice(const framework::NodeState& state, Quantity portion, bool pack) {
+  DeviceChoice c;
+  std::optional<SharedCandidate> pick;
+  for (size_t d = 0; d < state.devices.size(); ++d) {
+    std::optional<SharedCandidate> candidate = SharedCandidateAt(state, d, portion, pack);
+    if (!candidate) continue;
+    c.fits_existing_shared = c.fits_existing_shared || candidate->existing;
+    if (!pick || candidate->score > pick->score) pick = candidate;
+  }
+  if (!pick) return c;
+  c.possible = true;
+  c.idle = !pick->needs_releasing;
+  c.new_groups = pick->existing ? 0 : 1;
+  return c;
+}
+
 DeviceChoice ChooseSharedDevices(const framework::NodeState& state, const std::string& node_name,
-                                 Quantity portion, int64_t count, bool pack) {
+                                 Quantity portion, int64_t count, bool pack, bool with_devices) {
+  if (!with_devices && count == 1) return ChooseOneSharedDevice(state, portion, pack);
   DeviceChoice c;
   std::vector<SharedCandidate> candidates;
   for (size_t d = 0; d < state.devices.size(); ++d) {
-    const DeviceState& dev = state.devices[d];
-    const bool existing =
-        dev.kind == DeviceState::Kind::kShared && !dev.group.empty() && (dev.holders > 0);
-    const bool fresh = dev.free_milli() == Quantity(framework::kWholeGpuMilli);
-    // A whole-GPU device whose holder is releasing can take a new group once it is free.
-    const bool freeing = dev.kind == DeviceState::Kind::kWhole && dev.used_milli.is_zero();
-    if (!existing && !fresh && !freeing) continue;
-    const bool fits_now = portion <= dev.free_milli();
-    const bool fits_later = portion <= dev.free_milli() + dev.releasing_milli;
-    if (!fits_later) continue;
-    const int64_t used = existing ? dev.used_milli.value() + dev.releasing_milli.value() : 0;
-    candidates.push_back({static_cast<int32_t>(d), existing, !fits_now,
-                          pack ? used : framework::kWholeGpuMilli - used});
-    c.fits_existing_shared = c.fits_existing_shared || existing;
+    std::optional<SharedCandidate> candidate = SharedCandidateAt(state, d, portion, pack);
+    if (!candidate) continue;
+    candidates.push_back(*candidate);
+    c.fits_existing_shared = c.fits_existing_shared || candidate->existing;
   }
   if (static_cast<int64_t>(candidates.size()) < count) return c;
   std::stable_sort(
@@ -77,7 +111,9 @@ DeviceChoice ChooseSharedDevices(const framework::NodeState& state, const std::s
     const SharedCandidate& pick = candidates[static_cast<size_t>(k)];
     c.devices.push_back(pick.device);
     c.idle = c.idle && !pick.needs_releasing;
-    if (pick.existing) {
+    if (!with_devices) {
+      c.new_groups += pick.existing ? 0 : 1;
+    } else if (pick.existing) {
       c.groups.push_back(state.devices[static_cast<size_t>(pick.device)].group);
     } else {
       if (named.empty()) named = state.devices;
@@ -137,8 +173,35 @@ std::string NewGpuGroupName(const std::vector<DeviceState>& devices, const std::
   }
 }
 
+bool MightFit(const framework::Session& session, Index pod_index, Index node_index) {
+  const core::Pod& pod = session.pod(pod_index);
+  const framework::NodeState& state = session.state().node(node_index);
+  const core::ResourceVector& need = pod.request;
+  if (need.cpu_milli > state.idle.cpu_milli + state.releasing.cpu_milli ||
+      need.memory_bytes > state.idle.memory_bytes + state.releasing.memory_bytes ||
+      need.pods_milli > state.idle.pods_milli + state.releasing.pods_milli) {
+    return false;
+  }
+  if (pod.gpu.kind == core::GpuSharing::Kind::kWhole) {
+    // ChooseWholeDevices takes devices nobody but releasing pods holds.
+    int64_t usable = 0;
+    for (const DeviceState& d : state.devices) usable += d.used_milli.is_zero() ? 1 : 0;
+    return usable >= pod.gpu.whole_devices;
+  }
+  if (pod.gpu.is_shared()) {
+    // Every candidate of ChooseSharedDevices has room for the portion once releasing pods go.
+    const Quantity portion = PortionOn(pod, session.node(node_index));
+    int64_t roomy = 0;
+    for (const DeviceState& d : state.devices) {
+      roomy += portion <= Quantity(framework::kWholeGpuMilli) - d.used_milli ? 1 : 0;
+    }
+    return roomy >= pod.gpu.num_devices;
+  }
+  return true;
+}
+
 NodeFit FitResources(const framework::Session& session, Index pod_index, Index node_index,
-                     const PlacementPolicy& policy) {
+                     const PlacementPolicy& policy, bool with_placement) {
   const core::Pod& pod = session.pod(pod_index);
   const core::Node& node = session.node(node_index);
   const framework::NodeState& state = session.state().node(node_index);
@@ -147,10 +210,10 @@ NodeFit FitResources(const framework::Session& session, Index pod_index, Index n
   gpu.possible = true;
   gpu.idle = true;
   if (pod.gpu.kind == core::GpuSharing::Kind::kWhole) {
-    gpu = ChooseWholeDevices(state, pod.gpu.whole_devices);
+    gpu = ChooseWholeDevices(state, pod.gpu.whole_devices, with_placement);
   } else if (pod.gpu.is_shared()) {
     gpu = ChooseSharedDevices(state, node.name, PortionOn(pod, node), pod.gpu.num_devices,
-                              policy.pack_shared_gpus);
+                              policy.pack_shared_gpus, with_placement);
   }
   core::ResourceVector need = framework::NonGpu(pod.request);
   need.pods_milli += Quantity(1000).Times(gpu.new_groups);  // one reservation pod per new group
@@ -166,6 +229,7 @@ NodeFit FitResources(const framework::Session& session, Index pod_index, Index n
   out.fits_idle = non_gpu_idle && gpu.idle;
   out.fits_existing_shared = gpu.fits_existing_shared;
   out.fit = out.fits_idle ? Fit::kIdle : Fit::kReleasing;
+  if (!with_placement) return out;
   out.placement.node = node_index;
   out.placement.devices = gpu.devices;
   out.placement.gpu_groups = gpu.groups;

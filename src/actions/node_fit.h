@@ -34,8 +34,15 @@ struct NodeFit {
   bool fits_existing_shared = false;  // gpusharingorder: it fits a shared GPU already in use
 };
 
+// `with_placement` false leaves `placement` empty (no device list, no GPU group names): enough
+// to score the node, and much cheaper when most nodes are only scored.
 NodeFit FitResources(const framework::Session& session, core::Index pod, core::Index node,
-                     const PlacementPolicy& policy);
+                     const PlacementPolicy& policy, bool with_placement = true);
+
+// A cheap necessary condition for FitResources: false only where FitResources would find no
+// fit (cpu, memory or pods short even counting releasing resources, or too few devices with
+// room). Allocates nothing; the placer uses it to pass over full nodes quickly.
+bool MightFit(const framework::Session& session, core::Index pod, core::Index node);
 
 // The portion of one device a shared-GPU pod needs on `node` (gpu-memory converted with the
 // node's GPU memory).

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "actions/node_order.h"
+#include "actions/pod_shape.h"
 #include "actions/predicates.h"
 #include "fairshare/capacity.h"
 
@@ -49,10 +50,136 @@ const PlacementPolicy& Placer::PolicyFor(const std::string& node_pool) {
   return it->second;
 }
 
-bool Placer::Place(framework::Statement& statement, Index pod, FitErrors& errors,
-                   const Options& options) {
-  std::optional<NodeFit> best;
+Placer::Placer(framework::Session& session)
+    : session_(session), shortcuts_(!session.config().reference_search), unfit_(session) {}
+
+bool Placer::PoolHasNodesWithoutGpus(const std::string& node_pool) {
+  auto it = pools_without_gpus_.find(node_pool);
+  if (it == pools_without_gpus_.end()) {
+    bool any = false;
+    for (size_t n = 0; n < session_.state().node_count(); ++n) {
+      const Index node = static_cast<Index>(n);
+      any =
+          any || (session_.node(node).node_pool == node_pool &&
+                  session_.state().node(node).devices.empty() && !session_.node(node).mig_enabled);
+    }
+    it = pools_without_gpus_.emplace(node_pool, any).first;
+  }
+  return it->second;
+}
+
+std::optional<Index> Placer::FindBestInOrder(Index pod, const Options& options) {
+  const core::Pod& p = session_.pod(pod);
+  const core::Job& job = session_.job(p.job);
+  const PlacementPolicy& policy = PolicyFor(job.node_pool);
+  // The most points ScoreNode can give this pod, and the least of the ordered resource a node
+  // must have to earn the "fits on idle resources" part of them.
+  int64_t max_points = 0;
+  int64_t need = 0;
+  switch (p.gpu.kind) {
+    case core::GpuSharing::Kind::kWhole:
+      max_points = 100;
+      need = p.gpu.whole_devices * framework::kWholeGpuMilli;
+      break;
+    case core::GpuSharing::Kind::kFraction:
+      max_points = 1100;
+      need = p.gpu.portion_milli.value();
+      break;
+    case core::GpuSharing::Kind::kMemory:
+      max_points = 1100;
+      need = 1;
+      break;
+    case core::GpuSharing::Kind::kNone:
+      max_points = PoolHasNodesWithoutGpus(job.node_pool) ? 110 : 100;
+      need = p.request.cpu_milli.value();
+      break;
+    case core::GpuSharing::Kind::kMig:
+      return std::nullopt;  // MIG nodes have no devices to order by
+  }
+  const bool gpu_pod = p.gpu.kind != core::GpuSharing::Kind::kNone;
+  const framework::NodeOrderIndex& index =
+      session_.state().OrderIndex(gpu_pod ? framework::NodeOrderIndex::Resource::kGpu
+                                          : framework::NodeOrderIndex::Resource::kCpu,
+                                  gpu_pod ? policy.gpu_binpack : policy.cpu_binpack, job.node_pool);
+  const bool per_node_quota = p.gpu.kind == core::GpuSharing::Kind::kMemory;
+  std::optional<bool> quota_fits;
+  std::optional<Index> best;
   NodeScore best_score;
+  // Scores the node; true when it is the best node for certain.
+  const auto consider = [&](Index node) {
+    if (node == options.exclude_node || !MightFit(session_, pod, node) ||
+        !CheckPredicates(session_, pod, node).empty()) {
+      return false;
+    }
+    if (!quota_fits || per_node_quota) {
+      quota_fits = fairshare::CheckJobOverQueueCapacity(
+                       session_.shares(), job.queue, session_.QuotaOf(pod, node), job.preemptible)
+                       .fits;
+    }
+    if (!*quota_fits) return false;
+    const NodeFit fit = FitResources(session_, pod, node, policy, /*with_placement=*/false);
+    if (fit.fit == Fit::kNone) return false;
+    const NodeScore score = ScoreNode(session_, pod, node, fit, policy);
+    if (!best || BetterNode(score, best_score) ||
+        (!BetterNode(best_score, score) && node < *best)) {
+      best = node;
+      best_score = score;
+    }
+    // Nodes come in the order of ScoreNode's placement term, then names, so the first node with
+    // every point the pod can get beats every node after it.
+    return score.points == max_points;
+  };
+  const auto start = index.FirstWithAtLeast(need);
+  for (auto it = start; it != index.nodes().end(); ++it) {
+    if (consider(it->node)) return best;
+  }
+  // No node earns every point: the nodes below the start can still take the pod on releasing
+  // resources.
+  for (auto it = index.nodes().begin(); it != start; ++it) consider(it->node);
+  return best;
+}
+
+bool Placer::FindBest(Index pod, const Options& options, NodeFit& best) {
+  std::optional<Index> chosen;
+  if (shortcuts_ && options.only_nodes == nullptr &&
+      session_.pod(pod).gpu.kind != core::GpuSharing::Kind::kMig) {
+    chosen = FindBestInOrder(pod, options);
+  } else {
+    chosen = ScoreEveryNode(pod, options);
+  }
+  if (!chosen) return false;
+  best = FitResources(session_, pod, *chosen, PolicyFor(session_.node(*chosen).node_pool));
+  return true;
+}
+
+std::optional<Index> Placer::ScoreEveryNode(Index pod, const Options& options) {
+  std::optional<Index> best;
+  NodeScore best_score;
+  const size_t nodes =
+      options.only_nodes ? options.only_nodes->size() : session_.state().node_count();
+  const core::Job& job = session_.job(session_.pod(pod).job);
+  for (size_t n = 0; n < nodes; ++n) {
+    const Index node = options.only_nodes ? (*options.only_nodes)[n] : static_cast<Index>(n);
+    if (node == options.exclude_node) continue;
+    if (shortcuts_ && !MightFit(session_, pod, node)) continue;
+    if (!CheckPredicates(session_, pod, node).empty()) continue;
+    const fairshare::CapacityVerdict capacity = fairshare::CheckJobOverQueueCapacity(
+        session_.shares(), job.queue, session_.QuotaOf(pod, node), job.preemptible);
+    if (!capacity.fits) continue;
+    const PlacementPolicy& policy = PolicyFor(session_.node(node).node_pool);
+    const NodeFit fit = FitResources(session_, pod, node, policy, /*with_placement=*/false);
+    if (fit.fit == Fit::kNone) continue;
+    const NodeScore score = ScoreNode(session_, pod, node, fit, policy);
+    // Nodes come in name order, so keeping the first of equals breaks ties by name.
+    if (!best || BetterNode(score, best_score)) {
+      best = node;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+void Placer::ExplainNodeByNode(Index pod, const Options& options, FitErrors& errors) {
   const size_t nodes =
       options.only_nodes ? options.only_nodes->size() : session_.state().node_count();
   errors.set_nodes(nodes);
@@ -72,28 +199,43 @@ bool Placer::Place(framework::Statement& statement, Index pod, FitErrors& errors
     const fairshare::CapacityVerdict capacity = fairshare::CheckJobOverQueueCapacity(
         session_.shares(), job.queue, session_.QuotaOf(pod, node), job.preemptible);
     if (!capacity.fits) {
-      errors.Add("node(s) would take the queue over capacity (" + capacity.reason + ": " +
-                 capacity.message + ")");
+      errors.Add(QueueCapacityReason(capacity.reason, capacity.message));
       continue;
     }
-    const PlacementPolicy& policy = PolicyFor(session_.node(node).node_pool);
-    NodeFit fit = FitResources(session_, pod, node, policy);
-    if (fit.fit == Fit::kNone) {
-      errors.Add(fit.reason);
-      continue;
-    }
-    const NodeScore score = ScoreNode(session_, pod, node, fit, policy);
-    // Nodes come in name order, so keeping the first of equals breaks ties by name.
-    if (!best || BetterNode(score, best_score)) {
-      best = std::move(fit);
-      best_score = score;
+    const NodeFit fit = FitResources(session_, pod, node, PolicyFor(session_.node(node).node_pool));
+    if (fit.fit == Fit::kNone) errors.Add(fit.reason);
+  }
+}
+
+bool Placer::Place(framework::Statement& statement, Index pod, FitErrors& errors,
+                   const Options& options) {
+  // Pods of one shape whose queue check is the same on every node share a cached explanation
+  // of why nothing fits (UnfitCache); only the plain search, since options change which nodes
+  // count.
+  const bool plain = shortcuts_ && options.only_nodes == nullptr &&
+                     options.exclude_node == core::kNone &&
+                     session_.pod(pod).gpu.kind != core::GpuSharing::Kind::kMemory;
+  const std::string shape = plain ? PodShape(session_, pod) : std::string();
+  if (!shape.empty() && unfit_.Has(shape)) {
+    const UnfitCache::Entry& entry = unfit_.Get(shape, pod);
+    if (!unfit_.MightPlace(entry, pod)) {
+      unfit_.Render(entry, pod, errors);
+      return false;
     }
   }
-  if (!best) return false;
-  if (best->fit == Fit::kIdle && !options.pipeline_only) {
-    statement.Allocate(pod, best->placement);
+  NodeFit best;
+  if (!FindBest(pod, options, best)) {
+    if (shape.empty()) {
+      ExplainNodeByNode(pod, options, errors);
+    } else {
+      unfit_.Render(unfit_.Get(shape, pod), pod, errors);
+    }
+    return false;
+  }
+  if (best.fit == Fit::kIdle && !options.pipeline_only) {
+    statement.Allocate(pod, best.placement);
   } else {
-    statement.Pipeline(pod, best->placement);
+    statement.Pipeline(pod, best.placement);
   }
   return true;
 }

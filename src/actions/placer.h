@@ -3,18 +3,20 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "actions/fit_errors.h"
 #include "actions/node_fit.h"
+#include "actions/unfit_cache.h"
 #include "framework/statement.h"
 
 namespace quotient::actions {
 
 class Placer {
  public:
-  explicit Placer(framework::Session& session) : session_(session) {}
+  explicit Placer(framework::Session& session);
 
   struct Options {
     bool pipeline_only = false;              // record a Pipeline even where idle resources suffice
@@ -34,10 +36,24 @@ class Placer {
   }
 
  private:
+  // The search is split so that the common cases cost little (docs/design/performance.md):
+  // FindBest finds the best node building no reason text, visiting the nodes in the order the
+  // placement strategy prefers them and stopping at the first that earns every score point;
+  // only when no node fits are the reasons gathered, from the UnfitCache where the pod's shape
+  // allows, else node by node.
+  bool FindBest(core::Index pod, const Options& options, NodeFit& best);
+  std::optional<core::Index> FindBestInOrder(core::Index pod, const Options& options);
+  // Every node in name order (the reference search, MIG pods and `only_nodes`).
+  std::optional<core::Index> ScoreEveryNode(core::Index pod, const Options& options);
+  void ExplainNodeByNode(core::Index pod, const Options& options, FitErrors& errors);
+  bool PoolHasNodesWithoutGpus(const std::string& node_pool);
   const PlacementPolicy& PolicyFor(const std::string& node_pool);
 
   framework::Session& session_;
+  const bool shortcuts_;  // false under SchedulerConfig::reference_search
+  UnfitCache unfit_;
   std::map<std::string, PlacementPolicy> policies_;  // by node pool
+  std::map<std::string, bool> pools_without_gpus_;   // by node pool
 };
 
 // The placement strategy for nodes of `node_pool`, from the nodeplacement plugin's arguments

@@ -39,7 +39,16 @@ ShareVector QueueShare::DeservedOr(const ShareVector& fallback) const {
   return v;
 }
 
+void QueueShares::Touch(Index queue) {
+  ++version_;
+  if (changed_at_.size() != queues_.size()) changed_at_.resize(queues_.size(), 0);
+  for (Index at = queue; at != core::kNone; at = (*this)[at].parent) {
+    changed_at_[static_cast<size_t>(at)] = version_;
+  }
+}
+
 void QueueShares::AddAllocated(Index queue, const ShareVector& amount, bool preemptible) {
+  Touch(queue);
   for (Index at = queue; at != core::kNone; at = (*this)[at].parent) {
     for (ShareResource r : core::kShareResources) {
       ResourceShare& s = (*this)[at].resources[r];
@@ -50,6 +59,7 @@ void QueueShares::AddAllocated(Index queue, const ShareVector& amount, bool pree
 }
 
 void QueueShares::RemoveAllocated(Index queue, const ShareVector& amount, bool preemptible) {
+  Touch(queue);
   for (Index at = queue; at != core::kNone; at = (*this)[at].parent) {
     for (ShareResource r : core::kShareResources) {
       ResourceShare& s = (*this)[at].resources[r];
@@ -60,6 +70,7 @@ void QueueShares::RemoveAllocated(Index queue, const ShareVector& amount, bool p
 }
 
 void QueueShares::AddRequested(Index queue, const ShareVector& amount) {
+  Touch(queue);
   for (Index at = queue; at != core::kNone; at = (*this)[at].parent) {
     for (ShareResource r : core::kShareResources) (*this)[at].resources[r].request += amount[r];
   }

@@ -7,6 +7,7 @@
 // own effects; fair shares are fixed when the cycle opens.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,7 @@ class QueueShares {
  public:
   QueueShares() = default;
   QueueShares(std::vector<QueueShare> queues, ShareVector total)
-      : queues_(std::move(queues)), total_(total) {}
+      : queues_(std::move(queues)), total_(total), changed_at_(queues_.size(), 0) {}
 
   const QueueShare& operator[](Index i) const { return queues_[static_cast<size_t>(i)]; }
   QueueShare& operator[](Index i) { return queues_[static_cast<size_t>(i)]; }
@@ -80,9 +81,20 @@ class QueueShares {
   // Adds to the request of the queue and its ancestors (negative amounts subtract).
   void AddRequested(Index queue, const ShareVector& amount);
 
+  // A counter that every change of allocation or request above advances. ChangedAt(q) is its
+  // value at the last change anywhere in q's subtree, so a cache of something that depends only
+  // on the shares inside a subtree (the job order picks among siblings) can tell it is current.
+  uint64_t version() const { return version_; }
+  uint64_t ChangedAt(Index queue) const { return changed_at_[static_cast<size_t>(queue)]; }
+
  private:
+  // Advances the version and stamps `queue` and its ancestors with it.
+  void Touch(Index queue);
+
   std::vector<QueueShare> queues_;
   ShareVector total_;
+  uint64_t version_ = 0;
+  std::vector<uint64_t> changed_at_;  // by queue index
 };
 
 }  // namespace quotient::fairshare

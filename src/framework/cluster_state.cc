@@ -9,7 +9,7 @@ core::ResourceVector NonGpu(const core::ResourceVector& request) {
   return v;
 }
 
-ClusterState::ClusterState(const core::Snapshot& snapshot) {
+ClusterState::ClusterState(const core::Snapshot& snapshot) : snapshot_(&snapshot) {
   pods_.resize(snapshot.pods.size());
   for (size_t i = 0; i < snapshot.pods.size(); ++i) {
     const core::Pod& p = snapshot.pods[i];
@@ -50,6 +50,24 @@ ClusterState::ClusterState(const core::Snapshot& snapshot) {
       }
     }
   }
+}
+
+const NodeOrderIndex& ClusterState::OrderIndex(NodeOrderIndex::Resource resource, bool binpack,
+                                               const std::string& node_pool) {
+  for (const auto& index : order_indices_) {
+    if (index->resource() == resource && index->binpack() == binpack &&
+        index->node_pool() == node_pool) {
+      return *index;
+    }
+  }
+  order_indices_.push_back(std::make_unique<NodeOrderIndex>(resource, binpack, node_pool));
+  order_indices_.back()->Build(*snapshot_, nodes_);
+  return *order_indices_.back();
+}
+
+void ClusterState::NodeChanged(Index node) {
+  change_log_.push_back(node);
+  for (const auto& index : order_indices_) index->Update(*snapshot_, nodes_, node);
 }
 
 }  // namespace quotient::framework

@@ -7,11 +7,14 @@
 // device's portions never sum above one GPU.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/resources.h"
 #include "core/snapshot.h"
+#include "framework/node_order_index.h"
 
 namespace quotient::framework {
 
@@ -70,9 +73,32 @@ class ClusterState {
   const PodState& pod(Index i) const { return pods_[static_cast<size_t>(i)]; }
   size_t node_count() const { return nodes_.size(); }
 
+  // Names the state's content: each statement operation gives the state a new number and undoing
+  // it restores the old one, so two moments with the same version see the same state (a cached
+  // "this pod fits nowhere" holds while the version does).
+  uint64_t version() const { return version_; }
+  void set_version(uint64_t version) { version_ = version; }
+  uint64_t NewVersion() { return ++last_version_; }
+
+  // The nodes of `node_pool` in the order a placement strategy prefers them; built on first use
+  // and kept current from then on (NodeChanged).
+  const NodeOrderIndex& OrderIndex(NodeOrderIndex::Resource resource, bool binpack,
+                                   const std::string& node_pool);
+  // A statement changed the node's resources: re-files it in the order indices and logs it.
+  void NodeChanged(Index node);
+  // Every node change so far, in order (a node appears once per change, undos included): a
+  // cache of per-node results made when the log had length L is brought up to date by redoing
+  // the nodes logged after L.
+  const std::vector<Index>& change_log() const { return change_log_; }
+
  private:
+  const core::Snapshot* snapshot_;
   std::vector<NodeState> nodes_;
   std::vector<PodState> pods_;
+  std::vector<std::unique_ptr<NodeOrderIndex>> order_indices_;
+  std::vector<Index> change_log_;
+  uint64_t version_ = 0;
+  uint64_t last_version_ = 0;
 };
 
 }  // namespace quotient::framework

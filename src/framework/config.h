@@ -34,6 +34,11 @@ struct SchedulerConfig {
   // consolidation) and `defaultStalenessGracePeriod` (a Go duration; negative = never evict).
   int max_consolidation_preemptees = 16;
   std::chrono::seconds staleness_grace_period{60};
+  // Turns off the search shortcuts that must not change any decision (the placer's cheap
+  // per-node pre-check and its cache of pods that fit nowhere, the job order's cached subtree
+  // choices): the straightforward path tests compare the optimised one against. Not in KAI's
+  // file format; tests and benchmarks set it.
+  bool reference_search = false;
 
   static std::vector<std::string> DefaultActions() {
     return {"allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"};

@@ -96,6 +96,8 @@ void Statement::PlaceOnDevices(Op& op, bool pipelined) {
 
 void Statement::Apply(Op& op) {
   ClusterState& state = session_.state();
+  op.version_before = state.version();
+  state.set_version(state.NewVersion());
   PodState& pod = state.pod(op.pod);
   op.before = pod;
   const core::Pod& p = session_.pod(op.pod);
@@ -146,6 +148,7 @@ void Statement::Apply(Op& op) {
       break;
     }
   }
+  state.NodeChanged(pod.node);
 }
 
 void Statement::Undo(const Op& op) {
@@ -154,7 +157,8 @@ void Statement::Undo(const Op& op) {
   const core::Pod& p = session_.pod(op.pod);
   const core::Job& job = session_.job(p.job);
   const core::ResourceVector request = NonGpu(p.request);
-  NodeState& node = state.node(op.kind == Kind::kEvict ? pod.node : op.placement.node);
+  const Index node_index = op.kind == Kind::kEvict ? pod.node : op.placement.node;
+  NodeState& node = state.node(node_index);
   switch (op.kind) {
     case Kind::kAllocate:
     case Kind::kPipeline:
@@ -183,6 +187,8 @@ void Statement::Undo(const Op& op) {
     node.devices[static_cast<size_t>(devices[k])] = op.devices_before[k];
   }
   pod = op.before;
+  state.NodeChanged(node_index);
+  state.set_version(op.version_before);
 }
 
 void Statement::Rollback(size_t checkpoint) {

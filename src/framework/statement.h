@@ -12,6 +12,7 @@
 // returns early never leaves half a gang behind.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,7 @@ class Statement {
     std::vector<Quantity> device_releasing;   // kPipeline: per device, taken from releasing
     std::vector<DeviceState> devices_before;  // the placement's devices before the op
     std::string reason;                       // kEvict
+    uint64_t version_before = 0;              // the state's version, restored by Undo
   };
 
   void Apply(Op& op);
