@@ -43,6 +43,14 @@ bool HasActiveAllocatedPods(const framework::Session& session, const core::Job& 
   return false;
 }
 
+// Within a queue: lowest priority first, then newest, then the larger key (jobs are stored
+// sorted by key, so a larger index is a larger key).
+bool VictimBefore(const core::Job& a, Index ia, const core::Job& b, Index ib) {
+  if (a.priority != b.priority) return a.priority < b.priority;
+  if (a.creation_time != b.creation_time) return a.creation_time > b.creation_time;
+  return ia > ib;
+}
+
 std::vector<Index> VictimJobs(const framework::Session& session, Index preemptor,
                               const std::function<bool(const core::Job&)>& eligible) {
   std::vector<Index> jobs;
@@ -59,40 +67,66 @@ std::vector<Index> VictimJobs(const framework::Session& session, Index preemptor
     }
   }
   const std::map<Index, size_t> rank = VictimQueueRank(session, queues);
-  // Sort keys computed once: (queue rank, priority, -creation, job index by key) — jobs are
-  // stored sorted by key, so a larger index is a larger key.
-  struct Key {
-    size_t queue_rank;
-    int32_t priority;
-    int64_t minus_creation;
-    Index minus_index;
-    bool operator<(const Key& o) const {
-      return std::tie(queue_rank, priority, minus_creation, minus_index) <
-             std::tie(o.queue_rank, o.priority, o.minus_creation, o.minus_index);
-    }
-  };
-  std::vector<std::pair<Key, Index>> keyed;
-  keyed.reserve(jobs.size());
-  for (Index j : jobs) {
-    const core::Job& job = session.job(j);
-    keyed.push_back(
-        {{rank.at(job.queue), job.priority, -job.creation_time.time_since_epoch().count(), -j}, j});
-  }
-  std::sort(keyed.begin(), keyed.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (size_t k = 0; k < keyed.size(); ++k) jobs[k] = keyed[k].second;
+  std::stable_sort(jobs.begin(), jobs.end(), [&](Index a, Index b) {
+    const core::Job& x = session.job(a);
+    const core::Job& y = session.job(b);
+    if (x.queue != y.queue) return rank.at(x.queue) < rank.at(y.queue);
+    return VictimBefore(x, a, y, b);
+  });
   return jobs;
 }
 
-std::vector<Index> VictimPool::For(Index preemptor,
-                                   const std::function<bool(const core::Job&)>& eligible) {
-  if (!valid_) {
-    all_ = VictimJobs(session_, core::kNone, [](const core::Job&) { return true; });
-    valid_ = true;
+VictimPool::VictimPool(const framework::Session& session) : session_(session) {
+  const std::vector<core::Job>& jobs = session.snapshot().jobs;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].preemptible && jobs[i].queue != core::kNone) {
+      by_queue_[jobs[i].queue].push_back(static_cast<Index>(i));
+    }
   }
+  for (auto& [queue, list] : by_queue_) {
+    std::sort(list.begin(), list.end(), [&](Index a, Index b) {
+      return VictimBefore(jobs[static_cast<size_t>(a)], a, jobs[static_cast<size_t>(b)], b);
+    });
+  }
+}
+
+void VictimPool::Refresh() {
+  active_.assign(session_.snapshot().jobs.size(), false);
+  // Queues in the order their first active job comes by key, as VictimJobs meets them (the
+  // ranking picks the worst queue repeatedly and keeps the first of a tie in that order).
+  std::vector<std::pair<Index, Index>> first_active;  // (job, queue)
+  for (const auto& [queue, list] : by_queue_) {
+    Index first = core::kNone;
+    for (Index job : list) {
+      const bool active = HasActiveAllocatedPods(session_, session_.job(job));
+      active_[static_cast<size_t>(job)] = active;
+      if (active && (first == core::kNone || job < first)) first = job;
+    }
+    if (first != core::kNone) first_active.emplace_back(first, queue);
+  }
+  std::sort(first_active.begin(), first_active.end());
+  std::vector<Index> queues;
+  for (const auto& [job, queue] : first_active) queues.push_back(queue);
+  const std::map<Index, size_t> rank = VictimQueueRank(session_, queues);
+  queue_order_.assign(rank.size(), core::kNone);
+  for (const auto& [queue, position] : rank) queue_order_[position] = queue;
+  valid_ = true;
+}
+
+std::vector<Index> VictimPool::For(Index preemptor,
+                                   const std::function<bool(const core::Job&)>& eligible,
+                                   const std::function<bool(Index queue)>& queue_eligible,
+                                   size_t limit) {
+  if (!valid_) Refresh();
   std::vector<Index> out;
-  for (Index job : all_) {
-    if (job != preemptor && eligible(session_.job(job))) out.push_back(job);
+  for (Index queue : queue_order_) {
+    if (queue_eligible && !queue_eligible(queue)) continue;
+    for (Index job : by_queue_.at(queue)) {
+      if (out.size() == limit) return out;
+      if (job != preemptor && active_[static_cast<size_t>(job)] && eligible(session_.job(job))) {
+        out.push_back(job);
+      }
+    }
   }
   return out;
 }

@@ -4,7 +4,9 @@
 // within a queue, lowest priority first, then newest, then by name (last first).
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "framework/session.h"
@@ -15,18 +17,27 @@ namespace quotient::actions {
 std::vector<core::Index> VictimJobs(const framework::Session& session, core::Index preemptor,
                                     const std::function<bool(const core::Job&)>& eligible);
 
-// VictimJobs for many preemptors in one action: the ordered list of every possible victim is
-// computed once and again only after a commit changed the cluster (Invalidate).
+// VictimJobs for many preemptors in one action. Jobs are grouped by queue and put in their
+// within-queue order once; which jobs have evictable pods and how the queues rank are redone
+// only after a commit changed the cluster (Invalidate). A caller that knows which queues can
+// give victims passes `queue_eligible` and whole queues are passed over; `limit` keeps only the
+// first jobs.
 class VictimPool {
  public:
-  explicit VictimPool(const framework::Session& session) : session_(session) {}
+  explicit VictimPool(const framework::Session& session);
   std::vector<core::Index> For(core::Index preemptor,
-                               const std::function<bool(const core::Job&)>& eligible);
+                               const std::function<bool(const core::Job&)>& eligible,
+                               const std::function<bool(core::Index queue)>& queue_eligible = {},
+                               size_t limit = SIZE_MAX);
   void Invalidate() { valid_ = false; }
 
  private:
+  void Refresh();
+
   const framework::Session& session_;
-  std::vector<core::Index> all_;
+  std::map<core::Index, std::vector<core::Index>> by_queue_;  // preemptible jobs, queue order
+  std::vector<bool> active_;              // by job: has evictable pods (as of the last Refresh)
+  std::vector<core::Index> queue_order_;  // queues with active jobs, the first to lose first
   bool valid_ = false;
 };
 

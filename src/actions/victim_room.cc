@@ -9,16 +9,7 @@ bool NeedsGpuDevices(const core::Pod& pod) {
 }
 
 Room FreeRoom(const framework::Session& session) {
-  Room r;
-  for (size_t n = 0; n < session.state().node_count(); ++n) {
-    const framework::NodeState& node = session.state().node(static_cast<Index>(n));
-    if (!session.node(static_cast<Index>(n)).usable) continue;
-    for (const framework::DeviceState& d : node.devices) {
-      r.gpu_milli += (d.free_milli() + d.releasing_milli).value();
-    }
-    r.cpu_milli += (node.idle.cpu_milli + node.releasing.cpu_milli).value();
-  }
-  return r;
+  return {session.state().usable_gpu_room_milli(), session.state().usable_cpu_room_milli()};
 }
 
 Room Need(const framework::Session& session, const std::vector<Index>& pods, bool on_node) {

@@ -42,11 +42,7 @@ class NodeRoom {
     }
     for (size_t n = 0; n < room_.size(); ++n) {
       if (!session.node(static_cast<Index>(n)).usable) continue;
-      int64_t room = 0;
-      for (const framework::DeviceState& d : session.state().node(static_cast<Index>(n)).devices) {
-        room += (d.free_milli() + d.releasing_milli).value();
-      }
-      Set(n, room);
+      Set(n, session.state().gpu_room_milli(static_cast<Index>(n)));
     }
   }
   void Free(const VictimUnit& unit) { Add(unit, 1); }

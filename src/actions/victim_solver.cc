@@ -19,6 +19,9 @@ using solver::NeedsGpuDevices;
 using solver::NodeRoom;
 using solver::Room;
 
+// Moves cost a placement per victim pod: scenarios with more victim units are tried without.
+constexpr size_t kMaxUnitsForMoves = 16;
+
 class Attempt {
  public:
   Attempt(framework::Session& session, Placer& placer, const SolverSpec& spec)
@@ -93,7 +96,6 @@ class Attempt {
   bool Works(const std::vector<const VictimUnit*>& victims, Scenario& scenario) {
     if (Works(victims, scenario, spec_.all_victims_must_move)) return true;
     if (spec_.all_victims_must_move || !placed_ || !spec_.validate) return false;
-    constexpr size_t kMaxUnitsForMoves = 16;  // moves cost a placement per victim pod
     if (victims.size() > kMaxUnitsForMoves) return false;
     return Works(victims, scenario, true);
   }
@@ -116,11 +118,9 @@ class Attempt {
     }
     std::vector<Index> out;
     for (size_t n = 0; n < session_.state().node_count(); ++n) {
-      int64_t room = 0;
-      for (const framework::DeviceState& d : session_.state().node(static_cast<Index>(n)).devices) {
-        room += (d.free_milli() + d.releasing_milli).value();
+      if (session_.state().gpu_room_milli(static_cast<Index>(n)) >= smallest) {
+        out.push_back(static_cast<Index>(n));
       }
-      if (room >= smallest) out.push_back(static_cast<Index>(n));
     }
     return out;
   }
@@ -150,9 +150,7 @@ Footprint FootprintOf(framework::Session& session, Placer& placer, const SolverS
     for (Index task : spec.tasks) f.preemptor_nodes.insert(session.state().pod(task).node);
     f.leftover_gpu_milli.resize(session.state().node_count());
     for (size_t n = 0; n < f.leftover_gpu_milli.size(); ++n) {
-      for (const framework::DeviceState& d : session.state().node(static_cast<Index>(n)).devices) {
-        f.leftover_gpu_milli[n] += (d.free_milli() + d.releasing_milli).value();
-      }
+      f.leftover_gpu_milli[n] = session.state().gpu_room_milli(static_cast<Index>(n));
     }
     break;
   }
@@ -267,6 +265,7 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
     }
     return &candidates[next_unit++];
   };
+  const bool shortcuts = !session.config().reference_search;
   const Room free = FreeRoom(session);
   const Room need = Need(session, spec.tasks, false);
   NodeRoom rooms(session, spec.tasks);
@@ -306,6 +305,15 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
     if (slots_at_last_failure >= 0 &&
         rooms.Slots() < 2 * std::max<int64_t>(1, slots_at_last_failure)) {
       continue;
+    }
+    // The action's rule judges victims in order, so when it refuses these victims (too many to
+    // try moves for) it refuses every longer list too: no scenario is left to find, and the
+    // costly try (evict them all, place the preemptor) can be skipped.
+    if (spec.validate && !spec.all_victims_must_move && victims.size() > kMaxUnitsForMoves &&
+        shortcuts) {
+      Scenario unmoved;
+      unmoved.victims = victims;
+      if (!spec.validate(unmoved)) return false;
     }
     Scenario scenario;
     if (!attempt.Works(victims, scenario)) {

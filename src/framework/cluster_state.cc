@@ -50,6 +50,23 @@ ClusterState::ClusterState(const core::Snapshot& snapshot) : snapshot_(&snapshot
       }
     }
   }
+  gpu_room_.assign(nodes_.size(), 0);
+  cpu_room_.assign(nodes_.size(), 0);
+  for (size_t n = 0; n < nodes_.size(); ++n) UpdateRoom(static_cast<Index>(n));
+}
+
+void ClusterState::UpdateRoom(Index node) {
+  const size_t n = static_cast<size_t>(node);
+  int64_t gpu = 0;
+  for (const DeviceState& d : nodes_[n].devices)
+    gpu += (d.free_milli() + d.releasing_milli).value();
+  const int64_t cpu = (nodes_[n].idle.cpu_milli + nodes_[n].releasing.cpu_milli).value();
+  if (snapshot_->nodes[n].usable) {
+    usable_gpu_room_ += gpu - gpu_room_[n];
+    usable_cpu_room_ += cpu - cpu_room_[n];
+  }
+  gpu_room_[n] = gpu;
+  cpu_room_[n] = cpu;
 }
 
 const NodeOrderIndex& ClusterState::OrderIndex(NodeOrderIndex::Resource resource, bool binpack,
@@ -67,6 +84,7 @@ const NodeOrderIndex& ClusterState::OrderIndex(NodeOrderIndex::Resource resource
 
 void ClusterState::NodeChanged(Index node) {
   change_log_.push_back(node);
+  UpdateRoom(node);
   for (const auto& index : order_indices_) index->Update(*snapshot_, nodes_, node);
 }
 

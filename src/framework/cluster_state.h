@@ -91,12 +91,26 @@ class ClusterState {
   // the nodes logged after L.
   const std::vector<Index>& change_log() const { return change_log_; }
 
+  // What a node's GPUs could hold once releasing pods are gone (free + releasing portions, in
+  // milli-GPU), and the totals over usable nodes of that and of CPU (idle + releasing): kept
+  // current per change so the victim solver's room checks cost nothing per node.
+  int64_t gpu_room_milli(Index node) const { return gpu_room_[static_cast<size_t>(node)]; }
+  int64_t usable_gpu_room_milli() const { return usable_gpu_room_; }
+  int64_t usable_cpu_room_milli() const { return usable_cpu_room_; }
+
  private:
   const core::Snapshot* snapshot_;
   std::vector<NodeState> nodes_;
   std::vector<PodState> pods_;
   std::vector<std::unique_ptr<NodeOrderIndex>> order_indices_;
   std::vector<Index> change_log_;
+  std::vector<int64_t> gpu_room_;  // by node
+  std::vector<int64_t> cpu_room_;  // by node
+  int64_t usable_gpu_room_ = 0;
+  int64_t usable_cpu_room_ = 0;
+
+  // Recomputes the node's room and the usable totals.
+  void UpdateRoom(Index node);
   uint64_t version_ = 0;
   uint64_t last_version_ = 0;
 };

@@ -36,9 +36,9 @@ void ConsolidateFor(framework::Session& session, Placer& placer, VictimPool& poo
   spec.preemptor = job_index;
   spec.tasks = tasks.pods;
   spec.all_victims_must_move = true;
-  spec.victim_jobs = pool.For(job_index, [](const core::Job&) { return true; });
-  const size_t cap = static_cast<size_t>(session.config().max_consolidation_preemptees);
-  if (spec.victim_jobs.size() > cap) spec.victim_jobs.resize(cap);
+  spec.victim_jobs = pool.For(
+      job_index, [](const core::Job&) { return true; }, {},
+      static_cast<size_t>(session.config().max_consolidation_preemptees));
   spec.units_of = [&](Index victim) { return VictimUnitsOf(session, victim, true); };
   const auto message = [&](Index pod) {
     return "Pod " + session.pod(pod).key +

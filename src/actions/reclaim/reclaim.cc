@@ -52,7 +52,9 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool, I
   spec.action = "reclaim";
   spec.preemptor = job_index;
   spec.tasks = tasks.pods;
-  spec.victim_jobs = pool.For(job_index, [&](const core::Job& v) { return v.queue != job.queue; });
+  spec.victim_jobs = pool.For(
+      job_index, [](const core::Job&) { return true; },
+      [&](Index queue) { return queue != job.queue; });
   spec.units_of = [&](Index victim) {
     const bool protected_now =
         IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kReclaim);
