@@ -30,16 +30,20 @@ class Reporter {
 // queue_tree.cc: sorted queues with parents, children, and problems propagated to subtrees.
 std::vector<Queue> BuildQueues(const std::vector<QueueObject>& objects, Reporter& reporter);
 
-// nodes_and_pods.cc
+// nodes_and_pods.cc: one object's reading (what ClusterModel keeps per object), and all of them
+// sorted by name / key.
+Node NodeFromObject(const NodeObject& o, const SnapshotOptions& options, Reporter& reporter);
+Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& reporter);
 std::vector<Node> BuildNodes(const std::vector<NodeObject>& objects, const SnapshotOptions& options,
                              Reporter& reporter);
 std::vector<Pod> BuildPods(const std::vector<PodObject>& objects, const SnapshotOptions& options,
                            Reporter& reporter);
 
 // jobs.cc: pod groups (explicit and implicit); sets Pod::job.
-std::vector<Job> BuildJobs(const ClusterObjects& objects, const SnapshotOptions& options,
-                           const std::vector<Queue>& queues, std::vector<Pod>& pods,
-                           Reporter& reporter);
+std::vector<Job> BuildJobs(const std::vector<PodGroupObject>& pod_groups,
+                           const std::vector<PriorityClassObject>& priority_classes,
+                           const SnapshotOptions& options, const std::vector<Queue>& queues,
+                           std::vector<Pod>& pods, Reporter& reporter);
 
 // budgets.cc: PodDisruptionBudgets with the pods they cover; sets Pod::budgets.
 std::vector<DisruptionBudget> BuildBudgets(const std::vector<PodDisruptionBudgetObject>& objects,

@@ -2,6 +2,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/build_steps.h"
 #include "core/time_text.h"
@@ -153,8 +156,8 @@ Job JobFromPodGroup(const PodGroupObject& o, const SnapshotOptions& options,
 }
 
 // A pod of this scheduler with no PodGroup: KAI's pod-grouper would make a group of one.
-Job ImplicitJob(const Pod& pod, const PodObject& object, const SnapshotOptions& options,
-                const PriorityTable& priorities, Reporter& reporter) {
+Job ImplicitJob(const Pod& pod, const SnapshotOptions& options, const PriorityTable& priorities,
+                Reporter& reporter) {
   Job job;
   job.implicit = true;
   job.namespace_name = pod.meta.namespace_name;
@@ -170,7 +173,7 @@ Job ImplicitJob(const Pod& pod, const PodObject& object, const SnapshotOptions& 
   } else {
     job.queue_name = std::string(kDefaultQueueName);
   }
-  job.priority = priorities.Resolve(object.priority_class_name, object.meta, "Pod", reporter);
+  job.priority = priorities.Resolve(pod.priority_class_name, pod.meta, "Pod", reporter);
   Preemptibility p = Preemptibility::kUnset;
   if (auto it = labels.find(std::string(kPreemptibilityLabel)); it != labels.end()) {
     if (it->second == "preemptible") {
@@ -178,7 +181,7 @@ Job ImplicitJob(const Pod& pod, const PodObject& object, const SnapshotOptions& 
     } else if (it->second == "non-preemptible") {
       p = Preemptibility::kNonPreemptible;
     } else {
-      reporter.Warn(object.meta, "Pod", "metadata.labels[kai.scheduler/preemptibility]",
+      reporter.Warn(pod.meta, "Pod", "metadata.labels[kai.scheduler/preemptibility]",
                     "\"" + it->second + "\" is neither preemptible nor non-preemptible; ignored");
     }
   }
@@ -211,55 +214,56 @@ void AttachPods(std::vector<Job>& jobs, std::vector<Pod>& pods) {
 
 }  // namespace
 
-std::vector<Job> BuildJobs(const ClusterObjects& objects, const SnapshotOptions& options,
-                           const std::vector<Queue>& queues, std::vector<Pod>& pods,
-                           Reporter& reporter) {
-  const PriorityTable priorities = BuildPriorityTable(objects.priority_classes);
-  std::map<std::string, Job> by_key;  // ordered by key: the final order
-  for (const PodGroupObject& o : objects.pod_groups) {
-    if (by_key.count(o.meta.Key())) {
+std::vector<Job> BuildJobs(const std::vector<PodGroupObject>& pod_groups,
+                           const std::vector<PriorityClassObject>& priority_classes,
+                           const SnapshotOptions& options, const std::vector<Queue>& queues,
+                           std::vector<Pod>& pods, Reporter& reporter) {
+  const PriorityTable priorities = BuildPriorityTable(priority_classes);
+  // Jobs are collected unordered and sorted by key once; the set answers "is this key taken"
+  // (membership only, so its order decides nothing).
+  std::vector<Job> jobs;
+  std::unordered_set<std::string> taken;
+  for (const PodGroupObject& o : pod_groups) {
+    std::string key = o.meta.Key();
+    if (!taken.insert(key).second) {
       reporter.Warn(o.meta, "PodGroup", "metadata.name",
                     "duplicate pod group; the first definition is used");
       continue;
     }
-    by_key.emplace(o.meta.Key(), JobFromPodGroup(o, options, priorities, reporter));
+    jobs.push_back(JobFromPodGroup(o, options, priorities, reporter));
   }
-  std::map<std::string, const PodObject*> object_of;
-  for (const PodObject& o : objects.pods) object_of.emplace(o.meta.Key(), &o);
-
   std::vector<std::string> job_key_of_pod(pods.size());
   for (size_t i = 0; i < pods.size(); ++i) {
     const Pod& pod = pods[i];
     if (!pod.ours) continue;
-    const PodObject& object = *object_of.at(pod.key);
     auto ann = pod.meta.annotations.find(std::string(kPodGroupNameAnnotation));
     if (ann == pod.meta.annotations.end() || ann->second.empty()) {
-      Job job = ImplicitJob(pod, object, options, priorities, reporter);
-      while (by_key.count(job.key)) job.key += "-implicit";
+      Job job = ImplicitJob(pod, options, priorities, reporter);
+      while (taken.count(job.key)) job.key += "-implicit";
+      taken.insert(job.key);
       job_key_of_pod[i] = job.key;
-      by_key.emplace(job.key, std::move(job));
+      jobs.push_back(std::move(job));
       continue;
     }
-    const std::string key = pod.meta.namespace_name + "/" + ann->second;
+    std::string key = pod.meta.namespace_name + "/" + ann->second;
     job_key_of_pod[i] = key;
-    if (!by_key.count(key)) {
+    if (!taken.count(key)) {
       // The annotation names a PodGroup that is not there: keep the pods together, pending.
-      Job job = ImplicitJob(pod, object, options, priorities, reporter);
+      Job job = ImplicitJob(pod, options, priorities, reporter);
       job.key = key;
       job.name = ann->second;
       job.problems.push_back("PodGroup " + key +
                              " (named by the pod-group-name annotation) does not exist");
-      reporter.Warn(object.meta, "Pod", "metadata.annotations[pod-group-name]",
+      reporter.Warn(pod.meta, "Pod", "metadata.annotations[pod-group-name]",
                     "PodGroup " + key + " does not exist; the pod will not be scheduled");
-      by_key.emplace(key, std::move(job));
+      taken.insert(key);
+      jobs.push_back(std::move(job));
     }
   }
-  std::vector<Job> jobs;
-  std::map<std::string, Index> index_of;
-  for (auto& [key, job] : by_key) {
-    index_of[key] = static_cast<Index>(jobs.size());
-    jobs.push_back(std::move(job));
-  }
+  std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.key < b.key; });
+  std::unordered_map<std::string_view, Index> index_of;
+  index_of.reserve(jobs.size());
+  for (size_t j = 0; j < jobs.size(); ++j) index_of.emplace(jobs[j].key, static_cast<Index>(j));
   for (size_t i = 0; i < pods.size(); ++i) {
     if (!job_key_of_pod[i].empty()) pods[i].job = index_of.at(job_key_of_pod[i]);
   }
@@ -270,7 +274,7 @@ std::vector<Job> BuildJobs(const ClusterObjects& objects, const SnapshotOptions&
     ObjectMeta meta;
     meta.namespace_name = job.namespace_name;
     meta.name = job.name;
-    for (const PodGroupObject& o : objects.pod_groups) {
+    for (const PodGroupObject& o : pod_groups) {
       if (o.meta.Key() == job.key) meta.source = o.meta.source;
     }
     for (size_t i = 0; meta.source.empty() && i < pods.size(); ++i) {

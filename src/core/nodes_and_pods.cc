@@ -44,6 +44,8 @@ std::string UnusableReason(const NodeObject& o) {
   return "";
 }
 
+}  // namespace
+
 Node NodeFromObject(const NodeObject& o, const SnapshotOptions& options, Reporter& reporter) {
   Node n;
   n.name = o.meta.name;
@@ -69,6 +71,8 @@ Node NodeFromObject(const NodeObject& o, const SnapshotOptions& options, Reporte
   n.gpus.resize(static_cast<size_t>(std::max<int64_t>(0, o.allocatable.gpu_milli.value() / 1000)));
   return n;
 }
+
+namespace {
 
 PodStatus StatusOf(const PodObject& o) {
   switch (o.phase) {
@@ -113,11 +117,14 @@ std::vector<std::string> GpuGroupsOf(const Labels& labels) {
   return groups;
 }
 
+}  // namespace
+
 Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& reporter) {
   Pod p;
   p.meta = o.meta;
   p.key = o.meta.Key();
   p.scheduler_name = o.scheduler_name;
+  p.priority_class_name = o.priority_class_name;
   p.ours = o.scheduler_name == options.scheduler_name;
   p.status = StatusOf(o);
   p.node_name = o.node_name;
@@ -154,8 +161,6 @@ Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& 
   return p;
 }
 
-}  // namespace
-
 std::vector<Node> BuildNodes(const std::vector<NodeObject>& objects, const SnapshotOptions& options,
                              Reporter& reporter) {
   std::vector<const NodeObject*> sorted;
@@ -177,19 +182,21 @@ std::vector<Node> BuildNodes(const std::vector<NodeObject>& objects, const Snaps
 
 std::vector<Pod> BuildPods(const std::vector<PodObject>& objects, const SnapshotOptions& options,
                            Reporter& reporter) {
-  std::vector<const PodObject*> sorted;
-  for (const PodObject& o : objects) sorted.push_back(&o);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const PodObject* a, const PodObject* b) {
-    return a->meta.Key() < b->meta.Key();
-  });
+  // Keys made once: comparing "ns/name" strings built per comparison dominated the sort.
+  std::vector<std::pair<std::string, const PodObject*>> sorted;
+  sorted.reserve(objects.size());
+  for (const PodObject& o : objects) sorted.emplace_back(o.meta.Key(), &o);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<Pod> pods;
+  pods.reserve(sorted.size());
   for (size_t i = 0; i < sorted.size(); ++i) {
-    if (i > 0 && sorted[i]->meta.Key() == sorted[i - 1]->meta.Key()) {
-      reporter.Warn(sorted[i]->meta, "Pod", "metadata.name",
+    if (i > 0 && sorted[i].first == sorted[i - 1].first) {
+      reporter.Warn(sorted[i].second->meta, "Pod", "metadata.name",
                     "duplicate pod; the first definition is used");
       continue;
     }
-    pods.push_back(PodFromObject(*sorted[i], options, reporter));
+    pods.push_back(PodFromObject(*sorted[i].second, options, reporter));
   }
   return pods;
 }

@@ -78,7 +78,8 @@ struct Pod {
   ObjectMeta meta;
   std::string key;  // ns/name
   std::string scheduler_name;
-  bool ours = false;  // scheduled by this scheduler
+  std::string priority_class_name;  // spec.priorityClassName (an implicit group's priority)
+  bool ours = false;                // scheduled by this scheduler
   PodStatus status = PodStatus::kPending;
   std::string node_name;   // spec.nodeName as given
   Index node = kNone;      // the node holding the pod's resources, when it is in the snapshot

@@ -15,7 +15,8 @@ SnapshotBuild BuildSnapshot(const ClusterObjects& objects, const SnapshotOptions
   s.queues = build::BuildQueues(objects.queues, reporter);
   s.nodes = build::BuildNodes(objects.nodes, options, reporter);
   s.pods = build::BuildPods(objects.pods, options, reporter);
-  s.jobs = build::BuildJobs(objects, options, s.queues, s.pods, reporter);
+  s.jobs = build::BuildJobs(objects.pod_groups, objects.priority_classes, options, s.queues, s.pods,
+                            reporter);
   s.budgets = build::BuildBudgets(objects.pod_disruption_budgets, s.pods, reporter);
   build::PlacePodsOnNodes(s.nodes, s.pods);
   for (const Node& n : s.nodes) {
