@@ -1,0 +1,119 @@
+#include "core/cluster_model.h"
+
+#include <algorithm>
+
+#include "core/build_steps.h"
+
+namespace quotient::core {
+namespace {
+
+template <typename T>
+std::vector<T> ValuesOf(const std::map<std::string, T>& objects) {
+  std::vector<T> out;
+  out.reserve(objects.size());
+  for (const auto& [key, object] : objects) out.push_back(object);
+  return out;
+}
+
+}  // namespace
+
+ClusterModel::ClusterModel(SnapshotOptions options) : options_(std::move(options)) {}
+
+void ClusterModel::Upsert(NodeObject node) {
+  build::Reporter reporter;
+  Node resolved = build::NodeFromObject(node, options_, reporter);
+  const std::string name = node.meta.name;
+  nodes_[name] = {std::move(resolved), std::move(reporter.diagnostics)};
+  node_objects_[name] = std::move(node);
+}
+
+void ClusterModel::Upsert(PodObject pod) {
+  build::Reporter reporter;
+  Pod resolved = build::PodFromObject(pod, options_, reporter);
+  std::string key = resolved.key;
+  pods_[key] = {std::move(resolved), std::move(reporter.diagnostics)};
+  pod_objects_[std::move(key)] = std::move(pod);
+}
+
+void ClusterModel::Upsert(QueueObject queue) {
+  std::string name = queue.meta.name;
+  queues_[std::move(name)] = std::move(queue);
+}
+
+void ClusterModel::Upsert(PodGroupObject group) {
+  std::string key = group.meta.Key();
+  pod_groups_[std::move(key)] = std::move(group);
+}
+
+void ClusterModel::Upsert(PriorityClassObject priority_class) {
+  std::string name = priority_class.meta.name;
+  priority_classes_[std::move(name)] = std::move(priority_class);
+}
+
+void ClusterModel::Upsert(PodDisruptionBudgetObject budget) {
+  std::string key = budget.meta.Key();
+  budgets_[std::move(key)] = std::move(budget);
+}
+
+void ClusterModel::RemoveNode(const std::string& name) {
+  nodes_.erase(name);
+  node_objects_.erase(name);
+}
+
+void ClusterModel::RemovePod(const std::string& key) {
+  pods_.erase(key);
+  pod_objects_.erase(key);
+}
+
+void ClusterModel::RemoveQueue(const std::string& name) { queues_.erase(name); }
+void ClusterModel::RemovePodGroup(const std::string& key) { pod_groups_.erase(key); }
+void ClusterModel::RemovePriorityClass(const std::string& name) { priority_classes_.erase(name); }
+void ClusterModel::RemoveBudget(const std::string& key) { budgets_.erase(key); }
+
+SnapshotBuild ClusterModel::Snapshot(Time now) const {
+  // The steps and their order are BuildSnapshot's (snapshot_builder.cc), with the per-object
+  // readings taken from the entries instead of made again.
+  build::Reporter reporter;
+  SnapshotBuild out;
+  core::Snapshot& s = out.snapshot;
+  s.now = now;
+  s.scheduler_name = options_.scheduler_name;
+  s.queues = build::BuildQueues(ValuesOf(queues_), reporter);
+  s.nodes.reserve(nodes_.size());
+  for (const auto& [name, entry] : nodes_) {
+    s.nodes.push_back(entry.resolved);
+    reporter.diagnostics.insert(reporter.diagnostics.end(), entry.warnings.begin(),
+                                entry.warnings.end());
+  }
+  s.pods.reserve(pods_.size());
+  for (const auto& [key, entry] : pods_) {
+    s.pods.push_back(entry.resolved);
+    reporter.diagnostics.insert(reporter.diagnostics.end(), entry.warnings.begin(),
+                                entry.warnings.end());
+  }
+  s.jobs = build::BuildJobs(ValuesOf(pod_groups_), ValuesOf(priority_classes_), options_, s.queues,
+                            s.pods, reporter);
+  s.budgets = build::BuildBudgets(ValuesOf(budgets_), s.pods, reporter);
+  build::PlacePodsOnNodes(s.nodes, s.pods);
+  for (const Node& n : s.nodes) {
+    if (!n.gpu_memory_mib) continue;
+    s.min_node_gpu_memory_mib = s.min_node_gpu_memory_mib
+                                    ? std::min(*s.min_node_gpu_memory_mib, *n.gpu_memory_mib)
+                                    : *n.gpu_memory_mib;
+  }
+  out.diagnostics = std::move(reporter.diagnostics);
+  return out;
+}
+
+ClusterObjects ClusterModel::Objects() const {
+  ClusterObjects o;
+  o.nodes = ValuesOf(node_objects_);
+  o.pods = ValuesOf(pod_objects_);
+  o.queues = ValuesOf(queues_);
+  o.pod_groups = ValuesOf(pod_groups_);
+  o.priority_classes = ValuesOf(priority_classes_);
+  o.pod_disruption_budgets = ValuesOf(budgets_);
+  return o;
+}
+
+}  // namespace quotient::core

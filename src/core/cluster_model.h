@@ -1,0 +1,67 @@
+// ClusterModel: the cluster kept between cycles and changed one object at a time (a service's
+// watch events), so that a change costs in proportion to itself.
+//
+// Nodes and pods, the bulk of a cluster, are read into their snapshot form (NodeFromObject,
+// PodFromObject: requests summed, GPU sharing parsed, statuses and labels interpreted) when they
+// arrive, and kept by key. Taking a cycle's snapshot then only links ready pieces — queues,
+// pod groups, GPU occupancy and indices — with no parsing and no sorting (the maps are ordered
+// by key). Snapshot() gives exactly what BuildSnapshot gives for the same objects.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/diagnostic.h"
+#include "core/objects.h"
+#include "core/snapshot.h"
+#include "core/snapshot_builder.h"
+
+namespace quotient::core {
+
+class ClusterModel {
+ public:
+  explicit ClusterModel(SnapshotOptions options);
+
+  // Adds or replaces an object (by key: "ns/name", or name for cluster-scoped kinds).
+  void Upsert(NodeObject node);
+  void Upsert(PodObject pod);
+  void Upsert(QueueObject queue);
+  void Upsert(PodGroupObject group);
+  void Upsert(PriorityClassObject priority_class);
+  void Upsert(PodDisruptionBudgetObject budget);
+  // Removes an object; unknown keys are ignored (a delete for something never seen).
+  void RemoveNode(const std::string& name);
+  void RemovePod(const std::string& key);
+  void RemoveQueue(const std::string& name);
+  void RemovePodGroup(const std::string& key);
+  void RemovePriorityClass(const std::string& name);
+  void RemoveBudget(const std::string& key);
+
+  // The snapshot for a cycle at `now`.
+  SnapshotBuild Snapshot(Time now) const;
+  // The objects themselves, sorted by key (what BuildSnapshot would be given).
+  ClusterObjects Objects() const;
+
+  size_t node_count() const { return nodes_.size(); }
+  size_t pod_count() const { return pods_.size(); }
+
+ private:
+  template <typename Resolved>
+  struct Entry {
+    Resolved resolved;
+    std::vector<Diagnostic> warnings;  // from reading the object
+  };
+
+  SnapshotOptions options_;
+  std::map<std::string, NodeObject> node_objects_;
+  std::map<std::string, Entry<Node>> nodes_;
+  std::map<std::string, PodObject> pod_objects_;
+  std::map<std::string, Entry<Pod>> pods_;
+  std::map<std::string, QueueObject> queues_;
+  std::map<std::string, PodGroupObject> pod_groups_;
+  std::map<std::string, PriorityClassObject> priority_classes_;
+  std::map<std::string, PodDisruptionBudgetObject> budgets_;
+};
+
+}  // namespace quotient::core
