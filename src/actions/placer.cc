@@ -107,8 +107,9 @@ std::optional<Index> Placer::FindBestInOrder(Index pod, const Options& options) 
   NodeScore best_score;
   // Scores the node; true when it is the best node for certain.
   const auto consider = [&](Index node) {
-    if (node == options.exclude_node || !MightFit(session_, pod, node) ||
-        !CheckPredicates(session_, pod, node).empty()) {
+    if (node == options.exclude_node ||
+        (options.only_nodes != nullptr && !allowed_[static_cast<size_t>(node)]) ||
+        !MightFit(session_, pod, node) || !CheckPredicates(session_, pod, node).empty()) {
       return false;
     }
     if (!quota_fits || per_node_quota) {
@@ -141,8 +142,11 @@ std::optional<Index> Placer::FindBestInOrder(Index pod, const Options& options) 
 
 bool Placer::FindBest(Index pod, const Options& options, NodeFit& best) {
   std::optional<Index> chosen;
-  if (shortcuts_ && options.only_nodes == nullptr &&
-      session_.pod(pod).gpu.kind != core::GpuSharing::Kind::kMig) {
+  if (shortcuts_ && session_.pod(pod).gpu.kind != core::GpuSharing::Kind::kMig) {
+    if (options.only_nodes != nullptr) {
+      allowed_.assign(session_.state().node_count(), false);
+      for (Index node : *options.only_nodes) allowed_[static_cast<size_t>(node)] = true;
+    }
     chosen = FindBestInOrder(pod, options);
   } else {
     chosen = ScoreEveryNode(pod, options);
@@ -225,6 +229,7 @@ bool Placer::Place(framework::Statement& statement, Index pod, FitErrors& errors
   }
   NodeFit best;
   if (!FindBest(pod, options, best)) {
+    if (!options.explain) return false;
     if (shape.empty()) {
       ExplainNodeByNode(pod, options, errors);
     } else {

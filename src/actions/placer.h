@@ -24,6 +24,9 @@ class Placer {
     // When set, only these nodes (in name order) are considered: a caller that knows the others
     // cannot fit (the victim solver) saves scanning them. Fit errors then cover only these.
     const std::vector<core::Index>* only_nodes = nullptr;
+    // False when the caller does not read the fit errors (the victim solver's tries): a failed
+    // placement then costs no explanation.
+    bool explain = true;
   };
 
   // Places `pod` on the best node that passes the predicates, the per-node queue check and the
@@ -42,8 +45,11 @@ class Placer {
   // only when no node fits are the reasons gathered, from the UnfitCache where the pod's shape
   // allows, else node by node.
   bool FindBest(core::Index pod, const Options& options, NodeFit& best);
+  // Visits the nodes of the pod's pool in the order the placement strategy prefers them
+  // (framework::NodeOrderIndex), starting where a node can first fit on idle resources, and
+  // stops at the first that earns every score point the pod can get: no later node can beat it.
   std::optional<core::Index> FindBestInOrder(core::Index pod, const Options& options);
-  // Every node in name order (the reference search, MIG pods and `only_nodes`).
+  // Every node in name order (the reference search and MIG pods).
   std::optional<core::Index> ScoreEveryNode(core::Index pod, const Options& options);
   void ExplainNodeByNode(core::Index pod, const Options& options, FitErrors& errors);
   bool PoolHasNodesWithoutGpus(const std::string& node_pool);
@@ -54,6 +60,7 @@ class Placer {
   UnfitCache unfit_;
   std::map<std::string, PlacementPolicy> policies_;  // by node pool
   std::map<std::string, bool> pools_without_gpus_;   // by node pool
+  std::vector<bool> allowed_;  // by node: in Options::only_nodes (FindBestInOrder's filter)
 };
 
 // The placement strategy for nodes of `node_pool`, from the nodeplacement plugin's arguments

@@ -105,12 +105,17 @@ void VictimPool::Refresh() {
     if (first != core::kNone) first_active.emplace_back(first, queue);
   }
   std::sort(first_active.begin(), first_active.end());
-  std::vector<Index> queues;
-  for (const auto& [job, queue] : first_active) queues.push_back(queue);
-  const std::map<Index, size_t> rank = VictimQueueRank(session_, queues);
+  with_active_.clear();
+  for (const auto& [job, queue] : first_active) with_active_.push_back(queue);
+  ranked_ = false;
+  valid_ = true;
+}
+
+void VictimPool::Rank() {
+  const std::map<Index, size_t> rank = VictimQueueRank(session_, with_active_);
   queue_order_.assign(rank.size(), core::kNone);
   for (const auto& [queue, position] : rank) queue_order_[position] = queue;
-  valid_ = true;
+  ranked_ = true;
 }
 
 std::vector<Index> VictimPool::For(Index preemptor,
@@ -118,8 +123,23 @@ std::vector<Index> VictimPool::For(Index preemptor,
                                    const std::function<bool(Index queue)>& queue_eligible,
                                    size_t limit) {
   if (!valid_) Refresh();
+  // Ranking the queues costs a comparison of every pair; a caller taking victims from one queue
+  // (preempt) does not need it.
+  size_t eligible_queues = 0;
+  Index only_queue = core::kNone;
+  for (Index queue : with_active_) {
+    if (queue_eligible && !queue_eligible(queue)) continue;
+    ++eligible_queues;
+    only_queue = queue;
+  }
+  std::vector<Index> single;
+  if (eligible_queues == 1) {
+    single.push_back(only_queue);
+  } else if (!ranked_) {
+    Rank();
+  }
   std::vector<Index> out;
-  for (Index queue : queue_order_) {
+  for (Index queue : eligible_queues == 1 ? single : queue_order_) {
     if (queue_eligible && !queue_eligible(queue)) continue;
     for (Index job : by_queue_.at(queue)) {
       if (out.size() == limit) return out;

@@ -33,12 +33,17 @@ class VictimPool {
 
  private:
   void Refresh();
+  void Rank();
 
   const framework::Session& session_;
   std::map<core::Index, std::vector<core::Index>> by_queue_;  // preemptible jobs, queue order
-  std::vector<bool> active_;              // by job: has evictable pods (as of the last Refresh)
-  std::vector<core::Index> queue_order_;  // queues with active jobs, the first to lose first
+  std::vector<bool> active_;  // by job: has evictable pods (as of the last Refresh)
+  // Queues with active jobs, in the order their first active job comes by key (VictimJobs'
+  // order of meeting them, which the ranking's choice among ties follows).
+  std::vector<core::Index> with_active_;
+  std::vector<core::Index> queue_order_;  // with_active_ ranked: the first to lose first
   bool valid_ = false;
+  bool ranked_ = false;
 };
 
 // Pods a victim can lose: Running, Bound or Binding. Pods allocated earlier in the same cycle

@@ -49,6 +49,7 @@ class Attempt {
     for (Index task : spec_.tasks) {
       FitErrors errors;
       Placer::Options options;
+      options.explain = false;
       if (NeedsGpuDevices(session_.pod(task))) options.only_nodes = &roomy;
       if (!placer_.Place(statement, task, errors, options)) return false;
     }
@@ -61,6 +62,7 @@ class Attempt {
       for (Index pod : unit->pods) {
         FitErrors errors;
         Placer::Options options;
+        options.explain = false;
         options.pipeline_only = true;
         options.exclude_node = session_.state().pod(pod).node;
         if (!placer_.Place(statement, pod, errors, options)) {
