@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli/generate_command.h"
 #include "cli/schedule_command.h"
 #include "cli/scheduler_command.h"
 
@@ -13,6 +14,8 @@ int main(int argc, char** argv) {
   CLI::App* schedule = quotient::cli::AddScheduleCommand(app, schedule_flags);
   quotient::cli::SchedulerFlags scheduler_flags;
   CLI::App* scheduler = quotient::cli::AddSchedulerCommand(app, scheduler_flags);
+  quotient::cli::GenerateClusterFlags generate_cluster_flags;
+  CLI::App* generate_cluster = quotient::cli::AddGenerateCommand(app, generate_cluster_flags);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -29,5 +32,8 @@ int main(int argc, char** argv) {
     return quotient::cli::RunSchedule(schedule_flags, std::cin, std::cout, std::cerr);
   }
   if (scheduler->parsed()) return quotient::cli::RunScheduler(scheduler_flags);
+  if (generate_cluster->parsed()) {
+    return quotient::cli::RunGenerateCluster(generate_cluster_flags, std::cout, std::cerr);
+  }
   return 2;
 }
