@@ -132,6 +132,8 @@ CLI::App* AddScheduleCommand(CLI::App& app, ScheduleFlags& flags) {
                 "Evicted pods are deleted instead of re-created as Pending");
   cmd->add_flag("--profile", flags.profile,
                 "Print per-phase wall times, object counts and peak memory on stderr");
+  cmd->add_flag("--reference-search", flags.reference_search,
+                "Search without the shortcuts (same decisions, slower): a check of the shortcuts");
   cmd->add_option("inputs", flags.inputs, "Files, directories (*.yaml, *.yml, *.json) or - ")
       ->required();
   return cmd;
@@ -150,6 +152,7 @@ int RunSchedule(const ScheduleFlags& flags, std::istream& stdin_stream, std::ost
     }
     options.config = config.value();
   }
+  options.config.reference_search = flags.reference_search;
   if (!flags.actions.empty()) {
     options.config.actions = SplitActions(flags.actions);
     for (const std::string& name : options.config.actions) {

@@ -24,6 +24,9 @@ struct ScheduleFlags {
   std::string output = "table";
   bool delete_evicted = false;
   bool profile = false;  // per-phase wall times, object counts and peak memory on stderr
+  // The straightforward search without the shortcuts (SchedulerConfig::reference_search): same
+  // decisions, slower; for checking the shortcuts on your own cluster.
+  bool reference_search = false;
   std::vector<std::string> inputs;
 };
 

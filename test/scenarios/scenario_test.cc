@@ -85,23 +85,60 @@ void Match(const json& expected, const json& actual, const std::string& path,
 
 class ScenarioTest : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(ScenarioTest, ReportMatchesExpectations) {
-  const fs::path dir = kScenarioRoot / GetParam();
+struct Outcome {
+  int exit_code = 0;
+  std::string out;
+  std::string err;
+};
+
+// `quotient schedule` with the scenario's arguments (and `extra` ones).
+Outcome RunScenario(const fs::path& dir, const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"quotient", "schedule"};
   for (const std::string& line : Lines(ReadFile(dir / "args.txt"))) {
     args.push_back(Substitute(line, dir));
   }
+  args.insert(args.end(), extra.begin(), extra.end());
   CLI::App app;
   cli::ScheduleFlags flags;
   cli::AddScheduleCommand(app, flags);
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
-  ASSERT_NO_THROW(app.parse(static_cast<int>(argv.size()), argv.data()));
-
+  Outcome o;
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    o.exit_code = -1;
+    o.err = e.what();
+    return o;
+  }
   std::istringstream stdin_stream;
   std::ostringstream out;
   std::ostringstream err;
-  const int exit_code = cli::RunSchedule(flags, stdin_stream, out, err);
+  o.exit_code = cli::RunSchedule(flags, stdin_stream, out, err);
+  o.out = out.str();
+  o.err = err.str();
+  return o;
+}
+
+// The search shortcuts (placement-order node index, cached fit errors, cached job order, victim
+// pool, early rule checks) must not change anything: the same report, byte for byte, as the
+// straightforward search.
+TEST_P(ScenarioTest, ShortcutsChangeNothing) {
+  const fs::path dir = kScenarioRoot / GetParam();
+  const Outcome fast = RunScenario(dir, {});
+  const Outcome reference = RunScenario(dir, {"--reference-search"});
+  EXPECT_EQ(fast.exit_code, reference.exit_code);
+  EXPECT_EQ(fast.out, reference.out);
+  EXPECT_EQ(fast.err, reference.err);
+}
+
+TEST_P(ScenarioTest, ReportMatchesExpectations) {
+  const fs::path dir = kScenarioRoot / GetParam();
+  const Outcome run = RunScenario(dir, {});
+  ASSERT_NE(run.exit_code, -1) << run.err;
+  const int exit_code = run.exit_code;
+  std::ostringstream out(run.out);
+  std::ostringstream err(run.err);
 
   int expected_exit = 0;
   if (fs::exists(dir / "expected_exit.txt")) {
