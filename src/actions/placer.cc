@@ -1,5 +1,6 @@
 #include "actions/placer.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "actions/node_order.h"
@@ -53,6 +54,19 @@ const PlacementPolicy& Placer::PolicyFor(const std::string& node_pool) {
 Placer::Placer(framework::Session& session)
     : session_(session), shortcuts_(!session.config().reference_search), unfit_(session) {}
 
+bool Placer::QuotaIsNodeIndependent(Index pod) {
+  if (session_.pod(pod).gpu.kind != core::GpuSharing::Kind::kMemory) return true;
+  if (!uniform_gpu_memory_) {
+    // A gpu-memory pod's GPU quota is its memory over the node's GPU memory (the cluster's
+    // smallest for nodes without the label): the same everywhere when every node says the same.
+    const std::optional<int64_t> smallest = session_.snapshot().min_node_gpu_memory_mib;
+    uniform_gpu_memory_ = std::all_of(
+        session_.snapshot().nodes.begin(), session_.snapshot().nodes.end(),
+        [&](const core::Node& n) { return !n.gpu_memory_mib || n.gpu_memory_mib == smallest; });
+  }
+  return *uniform_gpu_memory_;
+}
+
 bool Placer::PoolHasNodesWithoutGpus(const std::string& node_pool) {
   auto it = pools_without_gpus_.find(node_pool);
   if (it == pools_without_gpus_.end()) {
@@ -101,7 +115,7 @@ std::optional<Index> Placer::FindBestInOrder(Index pod, const Options& options) 
       session_.state().OrderIndex(gpu_pod ? framework::NodeOrderIndex::Resource::kGpu
                                           : framework::NodeOrderIndex::Resource::kCpu,
                                   gpu_pod ? policy.gpu_binpack : policy.cpu_binpack, job.node_pool);
-  const bool per_node_quota = p.gpu.kind == core::GpuSharing::Kind::kMemory;
+  const bool per_node_quota = !QuotaIsNodeIndependent(pod);
   std::optional<bool> quota_fits;
   std::optional<Index> best;
   NodeScore best_score;
@@ -217,8 +231,7 @@ bool Placer::Place(framework::Statement& statement, Index pod, FitErrors& errors
   // of why nothing fits (UnfitCache); only the plain search, since options change which nodes
   // count.
   const bool plain = shortcuts_ && options.only_nodes == nullptr &&
-                     options.exclude_node == core::kNone &&
-                     session_.pod(pod).gpu.kind != core::GpuSharing::Kind::kMemory;
+                     options.exclude_node == core::kNone && QuotaIsNodeIndependent(pod);
   const std::string shape = plain ? PodShape(session_, pod) : std::string();
   if (!shape.empty() && unfit_.Has(shape)) {
     const UnfitCache::Entry& entry = unfit_.Get(shape, pod);

@@ -53,6 +53,9 @@ class Placer {
   std::optional<core::Index> ScoreEveryNode(core::Index pod, const Options& options);
   void ExplainNodeByNode(core::Index pod, const Options& options, FitErrors& errors);
   bool PoolHasNodesWithoutGpus(const std::string& node_pool);
+  // Whether the pod's queue check gives the same verdict on every node (all but gpu-memory pods
+  // in a cluster whose GPUs differ in memory).
+  bool QuotaIsNodeIndependent(core::Index pod);
   const PlacementPolicy& PolicyFor(const std::string& node_pool);
 
   framework::Session& session_;
@@ -60,6 +63,7 @@ class Placer {
   UnfitCache unfit_;
   std::map<std::string, PlacementPolicy> policies_;  // by node pool
   std::map<std::string, bool> pools_without_gpus_;   // by node pool
+  std::optional<bool> uniform_gpu_memory_;           // every node reports the same GPU memory
   std::vector<bool> allowed_;  // by node: in Options::only_nodes (FindBestInOrder's filter)
 };
 

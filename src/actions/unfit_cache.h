@@ -5,8 +5,9 @@
 // request, GPU sharing, node pool, tolerations and node selectors) get the same verdict from
 // each node, so the verdicts are worked out once per shape and then redone only for the nodes a
 // statement has changed since (framework::ClusterState::change_log). The queue check sits
-// between the predicates and the resource fit; it is the same on every node for these pods and
-// is applied per pod when the histogram is rendered, so one entry serves pods of every queue.
+// between the predicates and the resource fit; it is the same on every node for these pods (the
+// placer sends only such pods here) and is applied per pod when the histogram is rendered, so
+// one entry serves pods of every queue.
 #pragma once
 
 #include <cstdint>
