@@ -10,11 +10,38 @@
 #include "kube/loader.h"
 
 namespace quotient::bench {
+namespace {
+
+// A preset by name, or one of the variants the benchmarks and tests add:
+//   scaled-<N>         large's shape at N nodes: 10 running pods and 2 pending groups per
+//                      node, 100 leaf queues (the cost curve)
+//   small-pools-mixed  small with three node pools and every fourth node of 4 x 40 GB
+Result<generate::ClusterSpec> SpecFor(const std::string& name) {
+  if (name.rfind("scaled-", 0) == 0) {
+    generate::ClusterSpec spec = generate::PresetSpec("large").value();
+    const int nodes = std::atoi(name.c_str() + 7);
+    if (nodes <= 0) return Result<generate::ClusterSpec>::Error("bad preset " + name);
+    spec.nodes = nodes;
+    spec.running_pods = nodes * 10;
+    spec.pending_groups = nodes * 2;
+    return spec;
+  }
+  if (name == "small-pools-mixed") {
+    generate::ClusterSpec spec = generate::PresetSpec("small").value();
+    spec.node_pools = 3;
+    spec.mixed_gpus = true;
+    spec.running_pods = 600;  // the 4-GPU nodes hold less
+    return spec;
+  }
+  return generate::PresetSpec(name);
+}
+
+}  // namespace
 
 const core::ClusterObjects& PresetObjects(const std::string& name) {
   static std::map<std::string, core::ClusterObjects> cache;
   if (auto it = cache.find(name); it != cache.end()) return it->second;
-  Result<generate::ClusterSpec> spec = generate::PresetSpec(name);
+  Result<generate::ClusterSpec> spec = SpecFor(name);
   if (!spec.ok()) {
     std::fprintf(stderr, "%s\n", spec.message().c_str());
     std::exit(2);

@@ -1,0 +1,73 @@
+// The search shortcuts must not change any decision or explanation: a full cycle of all five
+// actions on generated clusters, once with the shortcuts and once on the straightforward
+// search (SchedulerConfig::reference_search), must agree exactly. The scenario tests make the
+// same comparison on every hand-written scenario.
+#include <gtest/gtest.h>
+
+#include "actions/registry.h"
+#include "core/snapshot_builder.h"
+#include "framework/session.h"
+#include "preset_cluster.h"
+
+namespace quotient::bench {
+namespace {
+
+struct Outcome {
+  std::vector<std::string> decisions;
+  std::vector<std::string> reasons;
+};
+
+Outcome RunCycle(const core::Snapshot& snapshot, framework::SchedulerConfig config,
+                 bool reference) {
+  config.reference_search = reference;
+  framework::Session session(snapshot, config);
+  for (const std::string& name : config.actions) actions::MakeAction(name)->Execute(session);
+  Outcome o;
+  for (const framework::Decision& d : session.decisions()) {
+    std::string line = d.action + " " + std::string(framework::DecisionKindName(d.kind)) + " " +
+                       d.pod + " " + d.node;
+    for (const std::string& g : d.gpu_groups) line += " " + g;
+    o.decisions.push_back(line + " " + d.reason);
+  }
+  for (size_t j = 0; j < snapshot.jobs.size(); ++j) {
+    for (const std::string& r : session.JobReasons(static_cast<core::Index>(j))) {
+      o.reasons.push_back(snapshot.jobs[j].key + ": " + r);
+    }
+  }
+  return o;
+}
+
+void ExpectSameOutcome(const std::string& preset, const framework::SchedulerConfig& config) {
+  core::SnapshotOptions options;
+  options.now = core::Time(std::chrono::seconds(1'790'000'000));
+  const core::Snapshot snapshot = core::BuildSnapshot(PresetObjects(preset), options).snapshot;
+  const Outcome fast = RunCycle(snapshot, config, false);
+  const Outcome reference = RunCycle(snapshot, config, true);
+  // A cycle that decides nothing would make the comparison empty.
+  EXPECT_GT(fast.decisions.size(), 10u) << preset;
+  EXPECT_FALSE(fast.reasons.empty()) << preset;
+  EXPECT_EQ(fast.decisions, reference.decisions) << preset;
+  EXPECT_EQ(fast.reasons, reference.reasons) << preset;
+}
+
+framework::SchedulerConfig Spread() {
+  framework::SchedulerConfig config;
+  framework::Tier tier;
+  tier.plugins.push_back({"nodeplacement", {{"gpu", "spread"}, {"cpu", "spread"}}});
+  config.tiers.push_back(tier);
+  return config;
+}
+
+TEST(ReferenceSearchTest, LargePresetBinpack) { ExpectSameOutcome("large", {}); }
+
+TEST(ReferenceSearchTest, LargePresetSpread) { ExpectSameOutcome("large", Spread()); }
+
+TEST(ReferenceSearchTest, SmallPresetWithPoolsAndMixedGpus) {
+  ExpectSameOutcome("small-pools-mixed", {});
+  ExpectSameOutcome("small-pools-mixed", Spread());
+}
+
+TEST(ReferenceSearchTest, ReclaimLargeJobs) { ExpectSameOutcome("reclaim-1000", {}); }
+
+}  // namespace
+}  // namespace quotient::bench
