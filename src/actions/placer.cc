@@ -148,9 +148,12 @@ std::optional<Index> Placer::FindBestInOrder(Index pod, const Options& options) 
   for (auto it = start; it != index.nodes().end(); ++it) {
     if (consider(it->node)) return best;
   }
-  // No node earns every point: the nodes below the start can still take the pod on releasing
-  // resources.
-  for (auto it = index.nodes().begin(); it != start; ++it) consider(it->node);
+  // No node earns every point. A node below the start has too little free to take the pod on
+  // idle resources, so it can take it only on releasing ones: only nodes with something
+  // releasing are left to look at (in any order: `consider` breaks ties by name itself).
+  for (Index node : session_.state().releasing_nodes()) {
+    if (index.Before(node, start)) consider(node);
+  }
   return best;
 }
 

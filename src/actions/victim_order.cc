@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "fairshare/queue_order.h"
@@ -81,6 +82,7 @@ VictimPool::VictimPool(const framework::Session& session) : session_(session) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (jobs[i].preemptible && jobs[i].queue != core::kNone) {
       by_queue_[jobs[i].queue].push_back(static_cast<Index>(i));
+      by_key_[jobs[i].queue].push_back(static_cast<Index>(i));  // indices ascend: key order
     }
   }
   for (auto& [queue, list] : by_queue_) {
@@ -91,64 +93,122 @@ VictimPool::VictimPool(const framework::Session& session) : session_(session) {
 }
 
 void VictimPool::Refresh() {
-  active_.assign(session_.snapshot().jobs.size(), false);
-  // Queues in the order their first active job comes by key, as VictimJobs meets them (the
-  // ranking picks the worst queue repeatedly and keeps the first of a tie in that order).
-  std::vector<std::pair<Index, Index>> first_active;  // (job, queue)
-  for (const auto& [queue, list] : by_queue_) {
-    Index first = core::kNone;
-    for (Index job : list) {
-      const bool active = HasActiveAllocatedPods(session_, session_.job(job));
-      active_[static_cast<size_t>(job)] = active;
-      if (active && (first == core::kNone || job < first)) first = job;
+  std::set<Index> changed_queues;
+  if (active_.empty()) {
+    active_.assign(session_.snapshot().jobs.size(), false);
+    for (const auto& [queue, list] : by_queue_) {
+      for (Index job : list) {
+        active_[static_cast<size_t>(job)] = HasActiveAllocatedPods(session_, session_.job(job));
+      }
+      changed_queues.insert(queue);
     }
-    if (first != core::kNone) first_active.emplace_back(first, queue);
+  } else {
+    // Only evictions take evictable pods away (a pod bound in this cycle is not a victim), and
+    // every committed change is a decision.
+    const std::vector<framework::Decision>& decisions = session_.decisions();
+    for (size_t k = decisions_seen_; k < decisions.size(); ++k) {
+      if (decisions[k].kind != framework::DecisionKind::kEvict) continue;
+      const Index pod = session_.snapshot().FindPod(decisions[k].pod);
+      if (pod == core::kNone) continue;
+      const Index job = session_.pod(pod).job;
+      if (job == core::kNone || !by_key_.count(session_.job(job).queue)) continue;
+      active_[static_cast<size_t>(job)] = HasActiveAllocatedPods(session_, session_.job(job));
+      changed_queues.insert(session_.job(job).queue);
+    }
   }
-  std::sort(first_active.begin(), first_active.end());
-  with_active_.clear();
-  for (const auto& [job, queue] : first_active) with_active_.push_back(queue);
-  ranked_ = false;
+  decisions_seen_ = session_.decisions().size();
+  for (Index queue : changed_queues) {
+    Index first = core::kNone;
+    for (Index job : by_key_.at(queue)) {
+      if (active_[static_cast<size_t>(job)]) {
+        first = job;
+        break;
+      }
+    }
+    if (first == core::kNone) {
+      first_active_.erase(queue);
+    } else {
+      first_active_[queue] = first;
+    }
+  }
+  // Shares changed with the commit: the ranking starts over, in VictimJobs' order of meeting
+  // the queues.
+  std::vector<std::pair<Index, Index>> order;  // (first active job, queue)
+  for (const auto& [queue, job] : first_active_) order.emplace_back(job, queue);
+  std::sort(order.begin(), order.end());
+  unranked_.clear();
+  for (const auto& [job, queue] : order) unranked_.push_back(queue);
+  ranked_.clear();
   valid_ = true;
 }
 
-void VictimPool::Rank() {
-  const std::map<Index, size_t> rank = VictimQueueRank(session_, with_active_);
-  queue_order_.assign(rank.size(), core::kNone);
-  for (const auto& [queue, position] : rank) queue_order_[position] = queue;
-  ranked_ = true;
-}
-
-std::vector<Index> VictimPool::For(Index preemptor,
-                                   const std::function<bool(const core::Job&)>& eligible,
-                                   const std::function<bool(Index queue)>& queue_eligible,
-                                   size_t limit) {
-  if (!valid_) Refresh();
-  // Ranking the queues costs a comparison of every pair; a caller taking victims from one queue
-  // (preempt) does not need it.
-  size_t eligible_queues = 0;
-  Index only_queue = core::kNone;
-  for (Index queue : with_active_) {
-    if (queue_eligible && !queue_eligible(queue)) continue;
-    ++eligible_queues;
-    only_queue = queue;
-  }
-  std::vector<Index> single;
-  if (eligible_queues == 1) {
-    single.push_back(only_queue);
-  } else if (!ranked_) {
-    Rank();
-  }
-  std::vector<Index> out;
-  for (Index queue : eligible_queues == 1 ? single : queue_order_) {
-    if (queue_eligible && !queue_eligible(queue)) continue;
-    for (Index job : by_queue_.at(queue)) {
-      if (out.size() == limit) return out;
-      if (job != preemptor && active_[static_cast<size_t>(job)] && eligible(session_.job(job))) {
-        out.push_back(job);
+Index VictimPool::QueueAt(size_t position) {
+  // The selection VictimQueueRank makes, one step at a time: the queue CompareQueues puts last
+  // among those not ranked yet (the first of them in a tie) loses next.
+  while (ranked_.size() <= position && !unranked_.empty()) {
+    size_t worst = 0;
+    for (size_t k = 1; k < unranked_.size(); ++k) {
+      if (fairshare::CompareQueues(session_.shares(), {unranked_[k], {}, {}},
+                                   {unranked_[worst], {}, {}}) > 0) {
+        worst = k;
       }
     }
+    ranked_.push_back(unranked_[worst]);
+    unranked_.erase(unranked_.begin() + static_cast<std::ptrdiff_t>(worst));
   }
-  return out;
+  return position < ranked_.size() ? ranked_[position] : core::kNone;
+}
+
+bool VictimPool::Active(Index job) { return active_[static_cast<size_t>(job)]; }
+
+VictimPool::Cursor VictimPool::For(Index preemptor, std::function<bool(const core::Job&)> eligible,
+                                   std::function<bool(Index queue)> queue_eligible, size_t limit) {
+  if (!valid_) Refresh();
+  Cursor c;
+  c.pool_ = this;
+  c.preemptor_ = preemptor;
+  c.eligible_ = std::move(eligible);
+  c.queue_eligible_ = std::move(queue_eligible);
+  c.limit_ = limit;
+  return c;
+}
+
+VictimPool::Cursor VictimPool::ForQueue(Index preemptor, Index queue,
+                                        std::function<bool(const core::Job&)> eligible) {
+  Cursor c = For(preemptor, std::move(eligible));
+  c.single_queue_ = queue;
+  return c;
+}
+
+Index VictimPool::Cursor::Next() {
+  while (!done_ && produced_ < limit_) {
+    if (jobs_ == nullptr) {
+      Index queue = core::kNone;
+      if (single_queue_ != core::kNone) {
+        if (rank_position_++ == 0 && pool_->first_active_.count(single_queue_)) {
+          queue = single_queue_;
+        }
+      } else {
+        queue = pool_->QueueAt(rank_position_++);
+      }
+      if (queue == core::kNone) {
+        done_ = true;
+        break;
+      }
+      if (queue_eligible_ && !queue_eligible_(queue)) continue;
+      jobs_ = &pool_->by_queue_.at(queue);
+      job_position_ = 0;
+    }
+    while (job_position_ < jobs_->size()) {
+      const Index job = (*jobs_)[job_position_++];
+      if (job != preemptor_ && pool_->Active(job) && eligible_(pool_->session_.job(job))) {
+        ++produced_;
+        return job;
+      }
+    }
+    jobs_ = nullptr;
+  }
+  return core::kNone;
 }
 
 }  // namespace quotient::actions

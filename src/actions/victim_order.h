@@ -17,33 +17,60 @@ namespace quotient::actions {
 std::vector<core::Index> VictimJobs(const framework::Session& session, core::Index preemptor,
                                     const std::function<bool(const core::Job&)>& eligible);
 
-// VictimJobs for many preemptors in one action. Jobs are grouped by queue and put in their
-// within-queue order once; which jobs have evictable pods and how the queues rank are redone
-// only after a commit changed the cluster (Invalidate). A caller that knows which queues can
-// give victims passes `queue_eligible` and whole queues are passed over; `limit` keeps only the
-// first jobs.
+// VictimJobs for many preemptors in one action, produced as the solver reads them. Jobs are
+// grouped by queue in their within-queue order once. After a commit (Invalidate) only the jobs
+// the commit evicted from are looked at again, and the queues are ranked lazily — the worst
+// first, one more only when a reader gets past the last — so a reader that stops early (most
+// do) costs little however many queues and jobs there are.
 class VictimPool {
  public:
   explicit VictimPool(const framework::Session& session);
-  std::vector<core::Index> For(core::Index preemptor,
-                               const std::function<bool(const core::Job&)>& eligible,
-                               const std::function<bool(core::Index queue)>& queue_eligible = {},
-                               size_t limit = SIZE_MAX);
+
+  // Victim jobs in victim order, passing `eligible`, from the queues passing `queue_eligible`
+  // (all when empty), at most `limit` of them. Valid until the pool is invalidated.
+  class Cursor {
+   public:
+    core::Index Next();  // kNone after the last
+
+   private:
+    friend class VictimPool;
+    VictimPool* pool_ = nullptr;
+    core::Index preemptor_ = core::kNone;
+    std::function<bool(const core::Job&)> eligible_;
+    std::function<bool(core::Index)> queue_eligible_;
+    core::Index single_queue_ = core::kNone;  // ForQueue: only this queue, no ranking
+    size_t limit_ = SIZE_MAX;
+    size_t produced_ = 0;
+    size_t rank_position_ = 0;
+    const std::vector<core::Index>* jobs_ = nullptr;  // the current queue's jobs
+    size_t job_position_ = 0;
+    bool done_ = false;
+  };
+  Cursor For(core::Index preemptor, std::function<bool(const core::Job&)> eligible,
+             std::function<bool(core::Index queue)> queue_eligible = {}, size_t limit = SIZE_MAX);
+  // Victims from one queue only (preempt): the queues' ranking does not matter.
+  Cursor ForQueue(core::Index preemptor, core::Index queue,
+                  std::function<bool(const core::Job&)> eligible);
   void Invalidate() { valid_ = false; }
 
  private:
   void Refresh();
-  void Rank();
+  // The queue at `position` of the ranking (kNone past the end), ranking more as needed.
+  core::Index QueueAt(size_t position);
+  bool Active(core::Index job);
 
   const framework::Session& session_;
-  std::map<core::Index, std::vector<core::Index>> by_queue_;  // preemptible jobs, queue order
-  std::vector<bool> active_;  // by job: has evictable pods (as of the last Refresh)
-  // Queues with active jobs, in the order their first active job comes by key (VictimJobs'
-  // order of meeting them, which the ranking's choice among ties follows).
-  std::vector<core::Index> with_active_;
-  std::vector<core::Index> queue_order_;  // with_active_ ranked: the first to lose first
+  std::map<core::Index, std::vector<core::Index>> by_queue_;  // preemptible jobs, victim order
+  std::map<core::Index, std::vector<core::Index>> by_key_;    // the same jobs, by key
+  std::vector<bool> active_;                                  // by job: has evictable pods
+  std::map<core::Index, core::Index> first_active_;  // queue -> its active job first by key
+  size_t decisions_seen_ = 0;  // session decisions already reflected in active_
   bool valid_ = false;
-  bool ranked_ = false;
+  // The ranking: queues with active jobs, worst first, computed as far as readers went; the
+  // rest wait in `unranked_` in the order VictimJobs meets them (their first active job by key),
+  // which decides among queues the comparison cannot order.
+  std::vector<core::Index> ranked_;
+  std::vector<core::Index> unranked_;
 };
 
 // Pods a victim can lose: Running, Bound or Binding. Pods allocated earlier in the same cycle

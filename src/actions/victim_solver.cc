@@ -254,16 +254,14 @@ std::vector<VictimUnit> VictimUnitsOf(const framework::Session& session, Index j
 }
 
 bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpec& spec) {
-  if (spec.tasks.empty() || spec.victim_jobs.empty()) return false;
+  if (spec.tasks.empty()) return false;
   std::deque<VictimUnit> candidates;  // stable addresses: victims point into it
-  size_t next_job = 0;
   size_t next_unit = 0;
   const auto next = [&]() -> const VictimUnit* {
     while (next_unit == candidates.size()) {
-      if (next_job == spec.victim_jobs.size()) return nullptr;
-      for (VictimUnit& u : spec.units_of(spec.victim_jobs[next_job++])) {
-        candidates.push_back(std::move(u));
-      }
+      const Index job = spec.next_victim_job();
+      if (job == core::kNone) return nullptr;
+      for (VictimUnit& u : spec.units_of(job)) candidates.push_back(std::move(u));
     }
     return &candidates[next_unit++];
   };

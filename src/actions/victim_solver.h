@@ -37,9 +37,9 @@ struct SolverSpec {
   std::string action;
   core::Index preemptor = core::kNone;  // job
   std::vector<core::Index> tasks;       // its pods to place
-  // Victim jobs in the order to try, expanded into units only as the search reaches them (most
-  // searches stop long before the end of a 10,000-job list).
-  std::vector<core::Index> victim_jobs;
+  // The next victim job in the order to try (kNone after the last), read and expanded into
+  // units only as the search reaches it: most searches stop long before the end.
+  std::function<core::Index()> next_victim_job;
   std::function<std::vector<VictimUnit>(core::Index job)> units_of;
   bool all_victims_must_move = false;  // consolidation: pure defragmentation
   // The action's rule for a scenario (reclaim's fairness, ...); empty = always valid.

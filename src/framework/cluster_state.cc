@@ -67,6 +67,14 @@ void ClusterState::UpdateRoom(Index node) {
   }
   gpu_room_[n] = gpu;
   cpu_room_[n] = cpu;
+  bool releasing = !(nodes_[n].releasing == core::ResourceVector{});
+  for (const DeviceState& d : nodes_[n].devices)
+    releasing = releasing || !d.releasing_milli.is_zero();
+  if (releasing) {
+    releasing_nodes_.insert(node);
+  } else {
+    releasing_nodes_.erase(node);
+  }
 }
 
 const NodeOrderIndex& ClusterState::OrderIndex(NodeOrderIndex::Resource resource, bool binpack,

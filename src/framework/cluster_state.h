@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,9 @@ class ClusterState {
   int64_t gpu_room_milli(Index node) const { return gpu_room_[static_cast<size_t>(node)]; }
   int64_t usable_gpu_room_milli() const { return usable_gpu_room_; }
   int64_t usable_cpu_room_milli() const { return usable_cpu_room_; }
+  // Nodes with anything releasing (resources or a device portion): the only nodes where a pod
+  // can fit that does not fit on idle resources.
+  const std::set<Index>& releasing_nodes() const { return releasing_nodes_; }
 
  private:
   const core::Snapshot* snapshot_;
@@ -108,6 +112,7 @@ class ClusterState {
   std::vector<int64_t> cpu_room_;  // by node
   int64_t usable_gpu_room_ = 0;
   int64_t usable_cpu_room_ = 0;
+  std::set<Index> releasing_nodes_;
 
   // Recomputes the node's room and the usable totals.
   void UpdateRoom(Index node);

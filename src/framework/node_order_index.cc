@@ -69,4 +69,10 @@ NodeOrderIndex::Set::const_iterator NodeOrderIndex::FirstWithAtLeast(int64_t fre
   return nodes_.lower_bound(Entry{free, 1, core::kNone});
 }
 
+bool NodeOrderIndex::Before(core::Index node, Set::const_iterator at) const {
+  const Entry& filed = filed_[static_cast<size_t>(node)];
+  if (filed.node == core::kNone) return false;
+  return at == nodes_.end() || nodes_.key_comp()(filed, *at);
+}
+
 }  // namespace quotient::framework

@@ -53,6 +53,8 @@ class NodeOrderIndex {
   // (nodes before it cannot); for spread, begin(). With an over-committed device somewhere in
   // the pool a node's sum can hide a device with room, so then begin() too.
   Set::const_iterator FirstWithAtLeast(int64_t free) const;
+  // Whether `node` is filed here and comes before `at` (end(): every filed node does).
+  bool Before(core::Index node, Set::const_iterator at) const;
 
  private:
   Entry EntryOf(const core::Snapshot& snapshot, const NodeState& state, core::Index node) const;
@@ -60,7 +62,7 @@ class NodeOrderIndex {
   Resource resource_;
   std::string pool_;
   Set nodes_;
-  std::vector<Entry> filed_;  // by node: the entry now in the set (node kNone: not filed)
+  std::vector<Entry> filed_;   // by node: the entry now in the set (node kNone: not filed)
   int64_t overcommitted_ = 0;  // filed nodes with an over-committed device
 };
 

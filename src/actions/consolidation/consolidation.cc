@@ -36,9 +36,10 @@ void ConsolidateFor(framework::Session& session, Placer& placer, VictimPool& poo
   spec.preemptor = job_index;
   spec.tasks = tasks.pods;
   spec.all_victims_must_move = true;
-  spec.victim_jobs = pool.For(
+  VictimPool::Cursor victims = pool.For(
       job_index, [](const core::Job&) { return true; }, {},
       static_cast<size_t>(session.config().max_consolidation_preemptees));
+  spec.next_victim_job = [&victims] { return victims.Next(); };
   spec.units_of = [&](Index victim) { return VictimUnitsOf(session, victim, true); };
   const auto message = [&](Index pod) {
     return "Pod " + session.pod(pod).key +

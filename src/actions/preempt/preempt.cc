@@ -26,9 +26,9 @@ void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool, I
   spec.action = "preempt";
   spec.preemptor = job_index;
   spec.tasks = tasks.pods;
-  spec.victim_jobs = pool.For(
-      job_index, [&](const core::Job& v) { return v.priority < job.priority; },
-      [&](Index queue) { return queue == job.queue; });
+  VictimPool::Cursor victims = pool.ForQueue(
+      job_index, job.queue, [&](const core::Job& v) { return v.priority < job.priority; });
+  spec.next_victim_job = [&victims] { return victims.Next(); };
   spec.units_of = [&](Index victim) {
     const bool protected_now =
         IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kPreempt);

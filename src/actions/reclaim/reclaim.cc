@@ -52,9 +52,10 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool, I
   spec.action = "reclaim";
   spec.preemptor = job_index;
   spec.tasks = tasks.pods;
-  spec.victim_jobs = pool.For(
+  VictimPool::Cursor victims = pool.For(
       job_index, [](const core::Job&) { return true; },
       [&](Index queue) { return queue != job.queue; });
+  spec.next_victim_job = [&victims] { return victims.Next(); };
   spec.units_of = [&](Index victim) {
     const bool protected_now =
         IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kReclaim);
