@@ -40,7 +40,7 @@ std::vector<Pod> BuildPods(const std::vector<PodObject>& objects, const Snapshot
                            Reporter& reporter);
 
 // jobs.cc: pod groups (explicit and implicit); sets Pod::job.
-std::vector<Job> BuildJobs(const std::vector<PodGroupObject>& pod_groups,
+std::vector<Job> BuildJobs(const std::vector<const PodGroupObject*>& pod_groups,
                            const std::vector<PriorityClassObject>& priority_classes,
                            const SnapshotOptions& options, const std::vector<Queue>& queues,
                            std::vector<Pod>& pods, Reporter& reporter);

@@ -91,8 +91,11 @@ SnapshotBuild ClusterModel::Snapshot(Time now) const {
     reporter.diagnostics.insert(reporter.diagnostics.end(), entry.warnings.begin(),
                                 entry.warnings.end());
   }
-  s.jobs = build::BuildJobs(ValuesOf(pod_groups_), ValuesOf(priority_classes_), options_, s.queues,
-                            s.pods, reporter);
+  std::vector<const PodGroupObject*> groups;  // pointers: no copy of 20,000 objects per cycle
+  groups.reserve(pod_groups_.size());
+  for (const auto& [key, group] : pod_groups_) groups.push_back(&group);
+  s.jobs =
+      build::BuildJobs(groups, ValuesOf(priority_classes_), options_, s.queues, s.pods, reporter);
   s.budgets = build::BuildBudgets(ValuesOf(budgets_), s.pods, reporter);
   build::PlacePodsOnNodes(s.nodes, s.pods);
   for (const Node& n : s.nodes) {

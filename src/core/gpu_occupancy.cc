@@ -7,6 +7,8 @@
 // than the node has) adds devices beyond the allocatable count rather than losing pods.
 #include <algorithm>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/build_steps.h"
 
@@ -52,8 +54,11 @@ void PlaceShared(Node& node, const std::vector<Pod>& pods, const std::vector<Ind
 }  // namespace
 
 void PlacePodsOnNodes(std::vector<Node>& nodes, std::vector<Pod>& pods) {
-  std::map<std::string, Index> node_index;
-  for (size_t i = 0; i < nodes.size(); ++i) node_index[nodes[i].name] = static_cast<Index>(i);
+  // Lookup only (nothing iterates it), so a hash map's order decides nothing.
+  std::unordered_map<std::string_view, Index> node_index;
+  node_index.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i)
+    node_index.emplace(nodes[i].name, static_cast<Index>(i));
   std::vector<std::vector<Index>> shared(nodes.size());
   std::vector<std::vector<Index>> whole(nodes.size());
   for (size_t i = 0; i < pods.size(); ++i) {

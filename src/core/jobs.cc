@@ -214,7 +214,7 @@ void AttachPods(std::vector<Job>& jobs, std::vector<Pod>& pods) {
 
 }  // namespace
 
-std::vector<Job> BuildJobs(const std::vector<PodGroupObject>& pod_groups,
+std::vector<Job> BuildJobs(const std::vector<const PodGroupObject*>& pod_groups,
                            const std::vector<PriorityClassObject>& priority_classes,
                            const SnapshotOptions& options, const std::vector<Queue>& queues,
                            std::vector<Pod>& pods, Reporter& reporter) {
@@ -223,7 +223,8 @@ std::vector<Job> BuildJobs(const std::vector<PodGroupObject>& pod_groups,
   // (membership only, so its order decides nothing).
   std::vector<Job> jobs;
   std::unordered_set<std::string> taken;
-  for (const PodGroupObject& o : pod_groups) {
+  for (const PodGroupObject* group : pod_groups) {
+    const PodGroupObject& o = *group;
     std::string key = o.meta.Key();
     if (!taken.insert(key).second) {
       reporter.Warn(o.meta, "PodGroup", "metadata.name",
@@ -274,8 +275,8 @@ std::vector<Job> BuildJobs(const std::vector<PodGroupObject>& pod_groups,
     ObjectMeta meta;
     meta.namespace_name = job.namespace_name;
     meta.name = job.name;
-    for (const PodGroupObject& o : pod_groups) {
-      if (o.meta.Key() == job.key) meta.source = o.meta.source;
+    for (const PodGroupObject* o : pod_groups) {
+      if (o->meta.Key() == job.key) meta.source = o->meta.source;
     }
     for (size_t i = 0; meta.source.empty() && i < pods.size(); ++i) {
       // An implicit group has no object of its own: name the file of its pod.

@@ -15,8 +15,10 @@ SnapshotBuild BuildSnapshot(const ClusterObjects& objects, const SnapshotOptions
   s.queues = build::BuildQueues(objects.queues, reporter);
   s.nodes = build::BuildNodes(objects.nodes, options, reporter);
   s.pods = build::BuildPods(objects.pods, options, reporter);
-  s.jobs = build::BuildJobs(objects.pod_groups, objects.priority_classes, options, s.queues, s.pods,
-                            reporter);
+  std::vector<const PodGroupObject*> groups;
+  groups.reserve(objects.pod_groups.size());
+  for (const PodGroupObject& g : objects.pod_groups) groups.push_back(&g);
+  s.jobs = build::BuildJobs(groups, objects.priority_classes, options, s.queues, s.pods, reporter);
   s.budgets = build::BuildBudgets(objects.pod_disruption_budgets, s.pods, reporter);
   build::PlacePodsOnNodes(s.nodes, s.pods);
   for (const Node& n : s.nodes) {
