@@ -149,10 +149,21 @@ std::optional<Index> Placer::FindBestInOrder(Index pod, const Options& options) 
     if (consider(it->node)) return best;
   }
   // No node earns every point. A node below the start has too little free to take the pod on
-  // idle resources, so it can take it only on releasing ones: only nodes with something
-  // releasing are left to look at (in any order: `consider` breaks ties by name itself).
-  for (Index node : session_.state().releasing_nodes()) {
-    if (index.Before(node, start)) consider(node);
+  // idle resources, so it can take it only on releasing ones. Those are the nodes with room
+  // for it counting releasing resources (a sum that bounds nothing when a device is
+  // over-committed: then every node with something releasing). Any order: `consider` breaks
+  // ties by name itself.
+  const framework::ClusterState& state = session_.state();
+  if (gpu_pod && index.overcommitted()) {
+    for (Index node : state.releasing_nodes()) {
+      if (index.Before(node, start)) consider(node);
+    }
+    return best;
+  }
+  const framework::ClusterState::RoomOrder& rooms =
+      gpu_pod ? state.gpu_room_order() : state.cpu_room_order();
+  for (auto it = rooms.lower_bound({need, core::kNone}); it != rooms.end(); ++it) {
+    if (index.Before(it->second, start)) consider(it->second);
   }
   return best;
 }

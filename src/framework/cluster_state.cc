@@ -65,6 +65,14 @@ void ClusterState::UpdateRoom(Index node) {
     usable_gpu_room_ += gpu - gpu_room_[n];
     usable_cpu_room_ += cpu - cpu_room_[n];
   }
+  if (!filed_room_.empty() && filed_room_[n]) {
+    gpu_room_order_.erase({gpu_room_[n], node});
+    cpu_room_order_.erase({cpu_room_[n], node});
+  }
+  gpu_room_order_.insert({gpu, node});
+  cpu_room_order_.insert({cpu, node});
+  if (filed_room_.empty()) filed_room_.assign(nodes_.size(), false);
+  filed_room_[n] = true;
   gpu_room_[n] = gpu;
   cpu_room_[n] = cpu;
   bool releasing = !(nodes_[n].releasing == core::ResourceVector{});

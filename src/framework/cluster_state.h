@@ -101,6 +101,12 @@ class ClusterState {
   // Nodes with anything releasing (resources or a device portion): the only nodes where a pod
   // can fit that does not fit on idle resources.
   const std::set<Index>& releasing_nodes() const { return releasing_nodes_; }
+  // Nodes by GPU room and by CPU room (idle + releasing CPU), least first: those with at least
+  // a pod's need are the only ones it can fit on at all (GPU room is a bound when no device
+  // is over-committed).
+  using RoomOrder = std::set<std::pair<int64_t, Index>>;
+  const RoomOrder& gpu_room_order() const { return gpu_room_order_; }
+  const RoomOrder& cpu_room_order() const { return cpu_room_order_; }
 
  private:
   const core::Snapshot* snapshot_;
@@ -113,6 +119,9 @@ class ClusterState {
   int64_t usable_gpu_room_ = 0;
   int64_t usable_cpu_room_ = 0;
   std::set<Index> releasing_nodes_;
+  RoomOrder gpu_room_order_;
+  RoomOrder cpu_room_order_;
+  std::vector<bool> filed_room_;  // by node: in the room orders
 
   // Recomputes the node's room and the usable totals.
   void UpdateRoom(Index node);

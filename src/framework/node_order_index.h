@@ -53,6 +53,8 @@ class NodeOrderIndex {
   // (nodes before it cannot); for spread, begin(). With an over-committed device somewhere in
   // the pool a node's sum can hide a device with room, so then begin() too.
   Set::const_iterator FirstWithAtLeast(int64_t free) const;
+  // Whether some filed node has an over-committed device (sums of room then say little).
+  bool overcommitted() const { return overcommitted_ > 0; }
   // Whether `node` is filed here and comes before `at` (end(): every filed node does).
   bool Before(core::Index node, Set::const_iterator at) const;
 
