@@ -70,7 +70,7 @@ void ClusterModel::RemovePodGroup(const std::string& key) { pod_groups_.erase(ke
 void ClusterModel::RemovePriorityClass(const std::string& name) { priority_classes_.erase(name); }
 void ClusterModel::RemoveBudget(const std::string& key) { budgets_.erase(key); }
 
-SnapshotBuild ClusterModel::Snapshot(Time now) const {
+SnapshotBuild ClusterModel::Snapshot(Time now, const CycleView& view) const {
   // The steps and their order are BuildSnapshot's (snapshot_builder.cc), with the per-object
   // readings taken from the entries instead of made again.
   build::Reporter reporter;
@@ -79,17 +79,27 @@ SnapshotBuild ClusterModel::Snapshot(Time now) const {
   s.now = now;
   s.scheduler_name = options_.scheduler_name;
   s.queues = build::BuildQueues(ValuesOf(queues_), reporter);
+  const auto add_warnings = [&reporter](const std::vector<Diagnostic>& warnings) {
+    reporter.diagnostics.insert(reporter.diagnostics.end(), warnings.begin(), warnings.end());
+  };
   s.nodes.reserve(nodes_.size());
   for (const auto& [name, entry] : nodes_) {
     s.nodes.push_back(entry.resolved);
-    reporter.diagnostics.insert(reporter.diagnostics.end(), entry.warnings.begin(),
-                                entry.warnings.end());
+    add_warnings(entry.warnings);
   }
   s.pods.reserve(pods_.size());
+  auto object = pod_objects_.begin();  // the same keys in the same order as pods_
   for (const auto& [key, entry] : pods_) {
-    s.pods.push_back(entry.resolved);
-    reporter.diagnostics.insert(reporter.diagnostics.end(), entry.warnings.begin(),
-                                entry.warnings.end());
+    const PodObject& seen = (object++)->second;
+    auto changed = view.overrides.find(key);
+    const PodObject& pod = changed == view.overrides.end() ? seen : changed->second;
+    if (view.include && !view.include(pod)) continue;
+    if (changed == view.overrides.end()) {
+      s.pods.push_back(entry.resolved);
+      add_warnings(entry.warnings);
+    } else {
+      s.pods.push_back(build::PodFromObject(pod, options_, reporter));
+    }
   }
   std::vector<const PodGroupObject*> groups;  // pointers: no copy of 20,000 objects per cycle
   groups.reserve(pod_groups_.size());
@@ -106,6 +116,11 @@ SnapshotBuild ClusterModel::Snapshot(Time now) const {
   }
   out.diagnostics = std::move(reporter.diagnostics);
   return out;
+}
+
+const PodObject* ClusterModel::FindPod(const std::string& key) const {
+  auto it = pod_objects_.find(key);
+  return it == pod_objects_.end() ? nullptr : &it->second;
 }
 
 ClusterObjects ClusterModel::Objects() const {

@@ -8,6 +8,7 @@
 // by key). Snapshot() gives exactly what BuildSnapshot gives for the same objects.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,8 +39,21 @@ class ClusterModel {
   void RemovePriorityClass(const std::string& name);
   void RemoveBudget(const std::string& key);
 
+  // How one cycle sees the pods, without changing the model: a filter (another shard's pods
+  // are left out) and pods taken in a changed form for this cycle only (a bind not yet
+  // confirmed, a pod held back after failed binds). The filter sees the changed form.
+  struct CycleView {
+    std::function<bool(const PodObject&)> include;  // empty: every pod
+    std::map<std::string, PodObject> overrides;     // by key; keys the model lacks are ignored
+  };
+
   // The snapshot for a cycle at `now`.
-  SnapshotBuild Snapshot(Time now) const;
+  SnapshotBuild Snapshot(Time now) const { return Snapshot(now, CycleView{}); }
+  SnapshotBuild Snapshot(Time now, const CycleView& view) const;
+
+  // One pod or pod group as last seen; nullptr when unknown.
+  const PodObject* FindPod(const std::string& key) const;
+  const std::map<std::string, PodGroupObject>& pod_groups() const { return pod_groups_; }
   // The objects themselves, sorted by key (what BuildSnapshot would be given).
   ClusterObjects Objects() const;
 

@@ -139,5 +139,33 @@ TEST_F(ClusterModelTest, QueuePriorityClassAndBudgetChangesShowInTheNextSnapshot
   EXPECT_FALSE(s.queues[static_cast<size_t>(s.FindQueue("team"))].problems.empty());
 }
 
+TEST_F(ClusterModelTest, CycleViewFiltersAndOverridesWithoutChangingTheModel) {
+  ClusterModel::CycleView view;
+  // Leave out ns/b; see ns/g-0 as bound to n2 for this cycle.
+  view.include = [](const PodObject& pod) { return pod.meta.name != "b"; };
+  view.overrides.emplace("ns/g-0",
+                         core::PodObject(MakePod("ns", "g-0").Group("gang").Gpus(1).BoundTo("n2")));
+  view.overrides.emplace("ns/unknown", core::PodObject(MakePod("ns", "unknown").Gpus(1)));
+  const SnapshotBuild b = model_.Snapshot(now_, view);
+
+  // The same as a full build of the objects with those changes made.
+  ClusterObjects objects = model_.Objects();
+  std::erase_if(objects.pods, [](const PodObject& p) { return p.meta.name == "b"; });
+  for (PodObject& p : objects.pods) {
+    if (p.meta.name == "g-0") p.node_name = "n2";
+  }
+  SnapshotOptions options;
+  options.now = now_;
+  EXPECT_EQ(Describe(b), Describe(BuildSnapshot(objects, options)));
+  const Snapshot& s = b.snapshot;
+  EXPECT_EQ(s.FindPod("ns/b"), kNone);
+  EXPECT_EQ(s.FindPod("ns/unknown"), kNone);  // an override of nothing adds nothing
+  EXPECT_EQ(s.pods[static_cast<size_t>(s.FindPod("ns/g-0"))].status, PodStatus::kBound);
+  // The model itself is unchanged.
+  EXPECT_EQ(Describe(model_.Snapshot(now_)), Rebuilt(model_, now_));
+  EXPECT_TRUE(model_.FindPod("ns/g-0")->node_name.empty());
+  EXPECT_EQ(model_.FindPod("ns/none"), nullptr);
+}
+
 }  // namespace
 }  // namespace quotient::core

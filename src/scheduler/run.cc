@@ -203,6 +203,40 @@ void ReportFinalState(const framework::Session& session, const std::vector<Decis
   }
 }
 
+// Times the phases of one cycle with the caller's clock, if any.
+class Laps {
+ public:
+  Laps(const RunOptions& options, CycleReport& cycle)
+      : clock_(options.monotonic_clock), cycle_(cycle), mark_(clock_ ? clock_() : Nanos(0)) {}
+  void Lap(std::string phase) {
+    if (!clock_) return;
+    const Nanos now = clock_();
+    cycle_.timings.push_back({std::move(phase), now - mark_});
+    mark_ = now;
+  }
+
+ private:
+  using Nanos = std::chrono::nanoseconds;
+  const std::function<Nanos()>& clock_;
+  CycleReport& cycle_;
+  Nanos mark_;
+};
+
+// The configured actions on `session`, their decisions and annotation changes into `cycle`.
+void ExecuteActions(framework::Session& session, const RunOptions& options, CycleReport& cycle,
+                    Laps& laps) {
+  for (const std::string& name : options.config.actions) {
+    if (std::unique_ptr<framework::Action> action = actions::MakeAction(name)) {
+      action->Execute(session);
+      laps.Lap(name);
+    }
+  }
+  cycle.decisions = session.decisions();
+  for (const framework::Session::AnnotationUpdate& a : session.annotations()) {
+    cycle.annotations.push_back({a.pod_group, a.key, a.value});
+  }
+}
+
 }  // namespace
 
 RunReport Run(core::ClusterObjects objects, const RunOptions& options) {
@@ -216,44 +250,47 @@ RunReport Run(core::ClusterObjects objects, const RunOptions& options) {
   const int cycles = options.cycles < 1 ? 1 : options.cycles;
   for (int c = 0; c < cycles; ++c) {
     CycleReport cycle{c, {}, {}, {}};
-    std::chrono::nanoseconds mark =
-        options.monotonic_clock ? options.monotonic_clock() : std::chrono::nanoseconds(0);
-    const auto lap = [&](std::string phase) {
-      if (!options.monotonic_clock) return;
-      const std::chrono::nanoseconds now = options.monotonic_clock();
-      cycle.timings.push_back({std::move(phase), now - mark});
-      mark = now;
-    };
+    Laps laps(options, cycle);
     core::SnapshotBuild build = core::BuildSnapshot(objects, snapshot_options);
     if (c == 0) report.diagnostics = std::move(build.diagnostics);
-    lap("build_snapshot");
+    laps.Lap("build_snapshot");
     framework::Session session(build.snapshot, options.config);
     if (c == 0 && options.on_decision) session.SetDecisionListener(options.on_decision);
-    lap("open_session");
-    for (const std::string& name : options.config.actions) {
-      if (std::unique_ptr<framework::Action> action = actions::MakeAction(name)) {
-        action->Execute(session);
-        lap(name);
-      }
-    }
-    cycle.decisions = session.decisions();
-    for (const framework::Session::AnnotationUpdate& a : session.annotations()) {
-      cycle.annotations.push_back({a.pod_group, a.key, a.value});
-    }
+    laps.Lap("open_session");
+    ExecuteActions(session, options, cycle, laps);
     for (const Decision& d : session.decisions()) {
       if (d.kind == DecisionKind::kBind) bound_by_run.insert(d.pod);
       if (d.kind == DecisionKind::kEvict) bound_by_run.erase(d.pod);
     }
     if (c + 1 == cycles) {
       ReportFinalState(session, session.decisions(), bound_by_run, report);
-      lap("close_session");
+      laps.Lap("close_session");
     } else {
       AdvanceWorld(objects, session.decisions(), options.delete_evicted);
       ApplyAnnotations(objects, session.annotations());
-      lap("close_session");
+      laps.Lap("close_session");
     }
     report.cycles.push_back(std::move(cycle));
   }
+  return report;
+}
+
+RunReport RunCycle(const core::SnapshotBuild& build, const RunOptions& options) {
+  RunReport report;
+  report.diagnostics = build.diagnostics;
+  CycleReport cycle{0, {}, {}, {}};
+  Laps laps(options, cycle);
+  framework::Session session(build.snapshot, options.config);
+  if (options.on_decision) session.SetDecisionListener(options.on_decision);
+  laps.Lap("open_session");
+  ExecuteActions(session, options, cycle, laps);
+  std::set<std::string> bound;
+  for (const Decision& d : session.decisions()) {
+    if (d.kind == DecisionKind::kBind) bound.insert(d.pod);
+  }
+  ReportFinalState(session, session.decisions(), bound, report);
+  laps.Lap("close_session");
+  report.cycles.push_back(std::move(cycle));
   return report;
 }
 

@@ -13,6 +13,7 @@
 #include "core/diagnostic.h"
 #include "core/objects.h"
 #include "core/resources.h"
+#include "core/snapshot_builder.h"
 #include "framework/config.h"
 #include "framework/decision.h"
 #include "framework/session.h"
@@ -112,5 +113,10 @@ struct RunReport {
 };
 
 RunReport Run(core::ClusterObjects objects, const RunOptions& options);
+
+// One cycle on a snapshot made elsewhere (the service takes it from its core::ClusterModel):
+// the same session, actions and report as a one-cycle Run, without building the snapshot
+// (timings start with "open_session"; the build's diagnostics become the report's).
+RunReport RunCycle(const core::SnapshotBuild& build, const RunOptions& options);
 
 }  // namespace quotient::scheduler

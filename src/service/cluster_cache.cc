@@ -28,9 +28,24 @@ std::vector<T> Values(const kubeclient::Informer<T>& informer) {
 // An object we cannot read is left out of every cycle: say so where an operator looks.
 void LogSkipped(const std::string& error) { spdlog::warn("skipped: {}", error); }
 
+// A deleted object leaves the model by its key.
+void RemoveFrom(core::ClusterModel& m, const core::NodeObject& o) { m.RemoveNode(o.meta.name); }
+void RemoveFrom(core::ClusterModel& m, const core::PodObject& o) { m.RemovePod(o.meta.Key()); }
+void RemoveFrom(core::ClusterModel& m, const core::QueueObject& o) { m.RemoveQueue(o.meta.name); }
+void RemoveFrom(core::ClusterModel& m, const core::PodGroupObject& o) {
+  m.RemovePodGroup(o.meta.Key());
+}
+void RemoveFrom(core::ClusterModel& m, const core::PriorityClassObject& o) {
+  m.RemovePriorityClass(o.meta.name);
+}
+void RemoveFrom(core::ClusterModel& m, const core::PodDisruptionBudgetObject& o) {
+  m.RemoveBudget(o.meta.Key());
+}
+
 }  // namespace
 
-ClusterCache::ClusterCache(kubeclient::Client& client, Shard shard)
+ClusterCache::ClusterCache(kubeclient::Client& client, Shard shard,
+                           core::SnapshotOptions model_options)
     : shard_(std::move(shard)),
       nodes_(client, For(kubeclient::resources::Nodes(), shard_.Selector()), DecodeNodeObject),
       pods_(client, For(kubeclient::resources::Pods()), DecodePodObject),
@@ -39,7 +54,15 @@ ClusterCache::ClusterCache(kubeclient::Client& client, Shard shard)
                   DecodePodGroupObject),
       priority_classes_(client, For(PriorityClasses()), DecodePriorityClassObject),
       budgets_(client, For(kubeclient::resources::PodDisruptionBudgets()),
-               DecodePodDisruptionBudgetObject) {
+               DecodePodDisruptionBudgetObject),
+      model_(std::move(model_options)) {
+  // The model first, so that a cycle woken by a change below already sees it.
+  Track(nodes_);
+  Track(pods_);
+  Track(queues_);
+  Track(pod_groups_);
+  Track(priority_classes_);
+  Track(budgets_);
   Watch(nodes_);
   Watch(queues_);
   Watch(pod_groups_);
@@ -70,6 +93,22 @@ ClusterCache::ClusterCache(kubeclient::Client& client, Shard shard)
                        }
                        if (notify_) notify_();
                      }});
+}
+
+template <typename T>
+void ClusterCache::Track(kubeclient::Informer<T>& informer) {
+  informer.AddHandlers({[this](const auto& object) {
+                          std::lock_guard lock(model_mu_);
+                          model_.Upsert(object->value);
+                        },
+                        [this](const auto&, const auto& object) {
+                          std::lock_guard lock(model_mu_);
+                          model_.Upsert(object->value);
+                        },
+                        [this](const auto& object) {
+                          std::lock_guard lock(model_mu_);
+                          RemoveFrom(model_, object->value);
+                        }});
 }
 
 template <typename T>
@@ -141,6 +180,39 @@ core::ClusterObjects ClusterCache::Objects() const {
   }
   std::erase_if(objects.pods, [this](const core::PodObject& pod) { return !InShard(pod); });
   return objects;
+}
+
+core::SnapshotBuild ClusterCache::Snapshot(core::Time now,
+                                           const std::set<std::string>& held_back) const {
+  // The overlay is copied before the model is read, as in Objects().
+  std::map<std::string, std::string> assumed;
+  {
+    std::lock_guard lock(mu_);
+    assumed = assumed_;
+  }
+  std::lock_guard lock(model_mu_);
+  core::ClusterModel::CycleView view;
+  for (const auto& [key, node] : assumed) {
+    const core::PodObject* pod = model_.FindPod(key);
+    if (pod == nullptr || !pod->node_name.empty()) continue;
+    core::PodObject bound = *pod;
+    bound.node_name = node;
+    view.overrides.emplace(key, std::move(bound));
+  }
+  for (const std::string& key : held_back) {
+    const core::PodObject* pod = model_.FindPod(key);
+    if (pod == nullptr || !pod->node_name.empty() || view.overrides.count(key)) continue;
+    core::PodObject gated = *pod;
+    gated.scheduling_gated = true;
+    view.overrides.emplace(key, std::move(gated));
+  }
+  view.include = [this](const core::PodObject& pod) { return InShard(pod); };
+  return model_.Snapshot(now, view);
+}
+
+bool ClusterCache::MarksUnschedulable(const std::string& pod_group) const {
+  auto group = pod_groups_.indexer().Get(pod_group);
+  return group == nullptr || group->value.mark_unschedulable;
 }
 
 bool ClusterCache::InShard(const core::PodObject& pod) const {

@@ -14,8 +14,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
+#include "core/cluster_model.h"
 #include "core/objects.h"
 #include "kubeclient/client.h"
 #include "kubeclient/informer.h"
@@ -35,7 +37,10 @@ struct Shard {
 
 class ClusterCache {
  public:
-  explicit ClusterCache(kubeclient::Client& client, Shard shard = {});
+  // `model_options` says how objects are read for the incremental model (scheduler name and
+  // the queue / node-pool label keys; `now` is given per snapshot).
+  explicit ClusterCache(kubeclient::Client& client, Shard shard = {},
+                        core::SnapshotOptions model_options = {});
 
   void Start();
   void Stop();
@@ -44,6 +49,16 @@ class ClusterCache {
 
   // The objects for one cycle, with the overlay applied.
   core::ClusterObjects Objects() const;
+
+  // The snapshot for one cycle at `now`, from the incremental model the watch events keep
+  // (core::ClusterModel: nodes and pods are read when they change, not every cycle), with the
+  // overlay applied, other shards' pods left out, and the pods in `held_back` (failed binds in
+  // back-off) gated for this cycle. The same snapshot BuildSnapshot(Objects()) would give.
+  core::SnapshotBuild Snapshot(core::Time now, const std::set<std::string>& held_back) const;
+
+  // Whether a PodGroup wants its pods marked unschedulable (KAI's markUnschedulable; true for
+  // an unknown group).
+  bool MarksUnschedulable(const std::string& pod_group) const;
 
   // Overlay: `pod` (ns/name) is being bound to `node`.
   void AssumeBound(const std::string& pod, const std::string& node);
@@ -59,6 +74,9 @@ class ClusterCache {
  private:
   template <typename T>
   void Watch(kubeclient::Informer<T>& informer);
+  // Keeps the model in step with the informer's events.
+  template <typename T>
+  void Track(kubeclient::Informer<T>& informer);
   // A pod now shows `node`: drops its assumption; true when it was bound where we assumed.
   bool SettleAssumption(const std::string& pod, const std::string& node);
 
@@ -72,6 +90,9 @@ class ClusterCache {
   kubeclient::Informer<core::PodGroupObject> pod_groups_;
   kubeclient::Informer<core::PriorityClassObject> priority_classes_;
   kubeclient::Informer<core::PodDisruptionBudgetObject> budgets_;
+
+  mutable std::mutex model_mu_;  // guards model_ (informer threads write, the cycle reads)
+  core::ClusterModel model_;
 
   mutable std::mutex mu_;
   std::map<std::string, std::string> assumed_;  // pod -> node

@@ -39,12 +39,21 @@ telemetry::QueueMetrics QueueMetricsOf(const scheduler::QueueReport& q) {
   return m;
 }
 
+// How the cache's model reads objects: as the cycle's Run would (scheduler name, label keys).
+core::SnapshotOptions ModelOptions(const ServiceOptions& options) {
+  core::SnapshotOptions o;
+  o.scheduler_name = options.scheduler_name;
+  o.node_pool_label_key = options.shard.label_key;
+  o.queue_label_key = options.queue_label_key;
+  return o;
+}
+
 }  // namespace
 
 SchedulerService::SchedulerService(kubeclient::Client& client, ServiceOptions options)
     : client_(client),
       options_(std::move(options)),
-      cache_(client, options_.shard),
+      cache_(client, options_.shard, ModelOptions(options_)),
       status_(client, options_.scheduler_name) {
   if (!options_.config_path.empty()) config_text_ = ReadFile(options_.config_path).value_or("");
   cache_.OnChange([this] {
@@ -136,33 +145,24 @@ void SchedulerService::MaybeReloadConfig() {
 void SchedulerService::RunCycle() {
   MaybeReloadConfig();
   const auto started = std::chrono::steady_clock::now();
-  core::ClusterObjects objects = cache_.Objects();
+  const core::Time now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  // Pods whose bind failed recently sit this cycle out: gated, as if not yet schedulable.
+  std::set<std::string> held_back;
   {
-    // Pods whose bind failed recently sit this cycle out: gated, as if not yet schedulable.
     std::lock_guard lock(mu_);
-    if (!backoff_.empty()) {
-      for (core::PodObject& pod : objects.pods) {
-        if (pod.node_name.empty() && InBackoff(pod.meta.Key(), started)) {
-          pod.scheduling_gated = true;
-        }
-      }
+    for (const auto& [pod, backoff] : backoff_) {
+      if (InBackoff(pod, started)) held_back.insert(pod);
     }
   }
-  std::map<std::string, std::chrono::system_clock::time_point> created;
-  for (const core::PodObject& pod : objects.pods) {
-    if (pod.node_name.empty()) created[pod.meta.Key()] = pod.meta.creation_time;
-  }
-  // Which PodGroups asked not to be marked unschedulable (KAI's markUnschedulable: false).
-  std::map<std::string, bool> mark_unschedulable;
-  for (const core::PodGroupObject& group : objects.pod_groups) {
-    mark_unschedulable[group.meta.Key()] = group.mark_unschedulable;
-  }
+  const core::SnapshotBuild build = cache_.Snapshot(now, held_back);
+  const core::Snapshot& snapshot = build.snapshot;
+  const std::chrono::nanoseconds snapshot_took = std::chrono::steady_clock::now() - started;
   scheduler::RunOptions run;
   run.config = options_.config;
   run.scheduler_name = options_.scheduler_name;
   run.node_pool_label_key = options_.shard.label_key;
   run.queue_label_key = options_.queue_label_key;
-  run.now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  run.now = now;
   run.cycles = 1;
   run.monotonic_clock = Monotonic;
   // Binds start as soon as allocate commits them, while the cycle goes on. The binds of one
@@ -176,11 +176,19 @@ void SchedulerService::RunCycle() {
       gang->group = group;
     }
     cache_.AssumeBound(d.pod, d.node);
+    const core::Index pod = snapshot.FindPod(d.pod);
+    std::chrono::system_clock::time_point created{};
+    if (pod != core::kNone) created = snapshot.pods[static_cast<size_t>(pod)].meta.creation_time;
     std::lock_guard lock(mu_);
-    bind_queue_.push_back({d.pod, cache_.PodUid(d.pod), d.node, gang, created[d.pod]});
+    bind_queue_.push_back({d.pod, cache_.PodUid(d.pod), d.node, gang, created});
     bind_ready_.notify_one();
   };
-  scheduler::RunReport report = scheduler::Run(std::move(objects), run);
+  scheduler::RunReport report = scheduler::RunCycle(build, run);
+  if (!report.cycles.empty()) {
+    // The snapshot came from the model before the run: its time leads the phases.
+    std::vector<scheduler::PhaseTiming>& timings = report.cycles.front().timings;
+    timings.insert(timings.begin(), {"build_snapshot", snapshot_took});
+  }
   {
     std::lock_guard lock(mu_);
     ++stats_.cycles;
@@ -208,10 +216,11 @@ void SchedulerService::RunCycle() {
     group_of[pod.pod] = pod.pod_group;
     if (pod.status != "Pending" || pod.reason.empty()) continue;
     pending.insert(pod.pod);
-    auto group = mark_unschedulable.find(pod.pod_group);
-    bool has_group = group != mark_unschedulable.end();
+    // An implicit group has no PodGroup object to mark.
+    const core::Index job = snapshot.FindJob(pod.pod_group);
+    const bool has_group = job != core::kNone && !snapshot.jobs[static_cast<size_t>(job)].implicit;
     status_.PodPending(pod.pod, has_group ? pod.pod_group : "", pod.reason,
-                       !has_group || group->second);
+                       !has_group || cache_.MarksUnschedulable(pod.pod_group));
   }
   status_.Retain(pending);
   ReportGroups(report);
