@@ -237,8 +237,7 @@ std::vector<Job> BuildJobs(const std::vector<const PodGroupObject*>& pod_groups,
   for (size_t i = 0; i < pods.size(); ++i) {
     const Pod& pod = pods[i];
     if (!pod.ours) continue;
-    auto ann = pod.meta.annotations.find(std::string(kPodGroupNameAnnotation));
-    if (ann == pod.meta.annotations.end() || ann->second.empty()) {
+    if (pod.pod_group_name.empty()) {
       Job job = ImplicitJob(pod, options, priorities, reporter);
       while (taken.count(job.key)) job.key += "-implicit";
       taken.insert(job.key);
@@ -246,13 +245,13 @@ std::vector<Job> BuildJobs(const std::vector<const PodGroupObject*>& pod_groups,
       jobs.push_back(std::move(job));
       continue;
     }
-    std::string key = pod.meta.namespace_name + "/" + ann->second;
+    std::string key = pod.meta.namespace_name + "/" + pod.pod_group_name;
     job_key_of_pod[i] = key;
     if (!taken.count(key)) {
       // The annotation names a PodGroup that is not there: keep the pods together, pending.
       Job job = ImplicitJob(pod, options, priorities, reporter);
       job.key = key;
-      job.name = ann->second;
+      job.name = pod.pod_group_name;
       job.problems.push_back("PodGroup " + key +
                              " (named by the pod-group-name annotation) does not exist");
       reporter.Warn(pod.meta, "Pod", "metadata.annotations[pod-group-name]",

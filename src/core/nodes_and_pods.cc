@@ -158,6 +158,11 @@ Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& 
     p.problems.push_back(gpu.message());
     reporter.Warn(o.meta, "Pod", "metadata.annotations", gpu.message());
   }
+  if (auto it = o.meta.annotations.find(std::string(kPodGroupNameAnnotation));
+      it != o.meta.annotations.end()) {
+    p.pod_group_name = it->second;
+  }
+  p.meta.annotations.clear();
   return p;
 }
 

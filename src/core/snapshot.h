@@ -75,6 +75,9 @@ struct Node {
 };
 
 struct Pod {
+  // The pod's metadata without its annotations: those the scheduler reads are read into fields
+  // here (pod_group_name, gpu), and the rest (often large: kubectl's last-applied
+  // configuration) would only be copied into every cycle's snapshot.
   ObjectMeta meta;
   std::string key;  // ns/name
   std::string scheduler_name;
@@ -87,6 +90,7 @@ struct Pod {
   GpuSharing gpu;
   std::vector<std::string> gpu_groups;   // shared GPU groups held (runai-gpu-group labels)
   Index job = kNone;                     // kNone for pods of other schedulers
+  std::string pod_group_name;            // the pod-group-name annotation, "" = none
   std::string sub_group;                 // kai.scheduler/subgroup-name label, "" = default
   std::optional<int64_t> task_priority;  // kai.scheduler/task-priority label
   // A Kubeflow master/launcher (training.kubeflow.org/job-role) or Ray head (ray.io/node-type):

@@ -58,6 +58,25 @@ TEST(PodRequest, IsMaxOfContainerSumAndLargestInitPlusOverheadAndOnePod) {
   EXPECT_EQ(pod.request.pods_milli, Quantity(1000));
 }
 
+TEST(PodMetadata, AnnotationsAreReadIntoFieldsAndNotCarried) {
+  // Annotations can be large (kubectl's last-applied configuration); the snapshot keeps only
+  // what it reads from them.
+  ClusterObjects o;
+  o.queues.push_back(MakeQueue("q").Gpu(1, -1, 1));
+  o.pod_groups.push_back(MakeGroup("ns", "pg").Queue("q"));
+  o.pods.push_back(MakePod("ns", "p")
+                       .Group("pg")
+                       .Annotation("gpu-fraction", "0.5")
+                       .Annotation("kubectl.kubernetes.io/last-applied-configuration",
+                                   std::string(4096, 'x')));
+  const Snapshot s = Build(o).snapshot;
+  const Pod& pod = s.pods.at(0);
+  EXPECT_TRUE(pod.meta.annotations.empty());
+  EXPECT_EQ(pod.pod_group_name, "pg");
+  EXPECT_EQ(pod.gpu.kind, GpuSharing::Kind::kFraction);
+  EXPECT_EQ(s.jobs.at(static_cast<size_t>(pod.job)).key, "ns/pg");
+}
+
 TEST(PodStatus, FollowsPhaseNodeDeletionAndGates) {
   ClusterObjects objects;
   objects.nodes.push_back(MakeNode("n1"));
