@@ -11,6 +11,7 @@ packages=(
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libcli11-dev
   prometheus-cpp-dev libcivetweb-dev
+  libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

@@ -211,4 +211,23 @@ Index VictimPool::Cursor::Next() {
   return core::kNone;
 }
 
+SolverSpec::Holding PreemptibleHolding(const framework::Session& session, Index queue) {
+  const fairshare::QueueShare& q = session.shares()[queue];
+  const auto preemptible = [&q](core::ShareResource r) {
+    return (q.resources[r].allocated - q.resources[r].allocated_non_preemptible).value();
+  };
+  return {preemptible(core::ShareResource::kGpu), preemptible(core::ShareResource::kCpu)};
+}
+
+SolverSpec::Holding PreemptibleHoldingElsewhere(const framework::Session& session, Index except) {
+  SolverSpec::Holding all;
+  for (Index root : session.snapshot().RootQueues()) {
+    const SolverSpec::Holding h = PreemptibleHolding(session, root);
+    all.gpu_milli += h.gpu_milli;
+    all.cpu_milli += h.cpu_milli;
+  }
+  const SolverSpec::Holding mine = PreemptibleHolding(session, except);
+  return {all.gpu_milli - mine.gpu_milli, all.cpu_milli - mine.cpu_milli};
+}
+
 }  // namespace quotient::actions

@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "actions/victim_solver.h"
 #include "framework/session.h"
 
 namespace quotient::actions {
@@ -72,6 +73,13 @@ class VictimPool {
   std::vector<core::Index> ranked_;
   std::vector<core::Index> unranked_;
 };
+
+// What the preemptible jobs of `queue` (its subtree) hold now, GPU and CPU: at most what victims
+// from there can free.
+SolverSpec::Holding PreemptibleHolding(const framework::Session& session, core::Index queue);
+// The same over every queue but `except` (the top-level queues' sums less `except`'s).
+SolverSpec::Holding PreemptibleHoldingElsewhere(const framework::Session& session,
+                                                core::Index except);
 
 // Pods a victim can lose: Running, Bound or Binding. Pods allocated earlier in the same cycle
 // are not victims (their bind is already decided; evicting them would only undo it).

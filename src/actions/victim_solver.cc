@@ -268,6 +268,11 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
   const bool shortcuts = !session.config().reference_search;
   const Room free = FreeRoom(session);
   const Room need = Need(session, spec.tasks, false);
+  if (spec.victims_hold_at_most && shortcuts &&
+      (free.gpu_milli + spec.victims_hold_at_most->gpu_milli < need.gpu_milli ||
+       free.cpu_milli + spec.victims_hold_at_most->cpu_milli < need.cpu_milli)) {
+    return false;  // the loop below would read every victim and never pass its room check
+  }
   NodeRoom rooms(session, spec.tasks);
   Room freed;
   Attempt attempt(session, placer, spec);

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,6 +42,14 @@ struct SolverSpec {
   // units only as the search reaches it: most searches stop long before the end.
   std::function<core::Index()> next_victim_job;
   std::function<std::vector<VictimUnit>(core::Index job)> units_of;
+  // At most what every victim the action may take holds, GPU and CPU (from the queues'
+  // preemptible allocation); when free room plus that cannot cover the preemptor, no victim
+  // list can, and the search ends before reading any. Unset: no bound known.
+  struct Holding {
+    int64_t gpu_milli = 0;
+    int64_t cpu_milli = 0;
+  };
+  std::optional<Holding> victims_hold_at_most;
   bool all_victims_must_move = false;  // consolidation: pure defragmentation
   // The action's rule for a scenario (reclaim's fairness, ...); empty = always valid.
   std::function<bool(const Scenario&)> validate;

@@ -29,6 +29,7 @@ void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool, I
   VictimPool::Cursor victims = pool.ForQueue(
       job_index, job.queue, [&](const core::Job& v) { return v.priority < job.priority; });
   spec.next_victim_job = [&victims] { return victims.Next(); };
+  spec.victims_hold_at_most = PreemptibleHolding(session, job.queue);
   spec.units_of = [&](Index victim) {
     const bool protected_now =
         IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kPreempt);

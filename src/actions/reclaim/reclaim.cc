@@ -56,6 +56,7 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool, I
       job_index, [](const core::Job&) { return true; },
       [&](Index queue) { return queue != job.queue; });
   spec.next_victim_job = [&victims] { return victims.Next(); };
+  spec.victims_hold_at_most = PreemptibleHoldingElsewhere(session, job.queue);
   spec.units_of = [&](Index victim) {
     const bool protected_now =
         IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kReclaim);
