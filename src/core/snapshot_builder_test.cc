@@ -64,11 +64,11 @@ TEST(PodMetadata, AnnotationsAreReadIntoFieldsAndNotCarried) {
   ClusterObjects o;
   o.queues.push_back(MakeQueue("q").Gpu(1, -1, 1));
   o.pod_groups.push_back(MakeGroup("ns", "pg").Queue("q"));
-  o.pods.push_back(MakePod("ns", "p")
-                       .Group("pg")
-                       .Annotation("gpu-fraction", "0.5")
-                       .Annotation("kubectl.kubernetes.io/last-applied-configuration",
-                                   std::string(4096, 'x')));
+  o.pods.push_back(
+      MakePod("ns", "p")
+          .Group("pg")
+          .Annotation("gpu-fraction", "0.5")
+          .Annotation("kubectl.kubernetes.io/last-applied-configuration", std::string(4096, 'x')));
   const Snapshot s = Build(o).snapshot;
   const Pod& pod = s.pods.at(0);
   EXPECT_TRUE(pod.meta.annotations.empty());
