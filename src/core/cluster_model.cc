@@ -21,18 +21,19 @@ ClusterModel::ClusterModel(SnapshotOptions options) : options_(std::move(options
 
 void ClusterModel::Upsert(NodeObject node) {
   build::Reporter reporter;
-  Node resolved = build::NodeFromObject(node, options_, reporter);
-  const std::string name = node.meta.name;
-  nodes_[name] = {std::move(resolved), std::move(reporter.diagnostics)};
-  node_objects_[name] = std::move(node);
+  auto& entry = nodes_[node.meta.name];
+  entry.resolved = build::NodeFromObject(node, options_, reporter);
+  entry.warnings = std::move(reporter.diagnostics);
+  entry.object = std::move(node);
 }
 
 void ClusterModel::Upsert(PodObject pod) {
   build::Reporter reporter;
   Pod resolved = build::PodFromObject(pod, options_, reporter);
-  std::string key = resolved.key;
-  pods_[key] = {std::move(resolved), std::move(reporter.diagnostics)};
-  pod_objects_[std::move(key)] = std::move(pod);
+  auto& entry = pods_[resolved.key];
+  entry.resolved = std::move(resolved);
+  entry.warnings = std::move(reporter.diagnostics);
+  entry.object = std::move(pod);
 }
 
 void ClusterModel::Upsert(QueueObject queue) {
@@ -55,15 +56,9 @@ void ClusterModel::Upsert(PodDisruptionBudgetObject budget) {
   budgets_[std::move(key)] = std::move(budget);
 }
 
-void ClusterModel::RemoveNode(const std::string& name) {
-  nodes_.erase(name);
-  node_objects_.erase(name);
-}
+void ClusterModel::RemoveNode(const std::string& name) { nodes_.erase(name); }
 
-void ClusterModel::RemovePod(const std::string& key) {
-  pods_.erase(key);
-  pod_objects_.erase(key);
-}
+void ClusterModel::RemovePod(const std::string& key) { pods_.erase(key); }
 
 void ClusterModel::RemoveQueue(const std::string& name) { queues_.erase(name); }
 void ClusterModel::RemovePodGroup(const std::string& key) { pod_groups_.erase(key); }
@@ -88,9 +83,8 @@ SnapshotBuild ClusterModel::Snapshot(Time now, const CycleView& view) const {
     add_warnings(entry.warnings);
   }
   s.pods.reserve(pods_.size());
-  auto object = pod_objects_.begin();  // the same keys in the same order as pods_
   for (const auto& [key, entry] : pods_) {
-    const PodObject& seen = (object++)->second;
+    const PodObject& seen = entry.object;
     auto changed = view.overrides.find(key);
     const PodObject& pod = changed == view.overrides.end() ? seen : changed->second;
     if (view.include && !view.include(pod)) continue;
@@ -119,14 +113,16 @@ SnapshotBuild ClusterModel::Snapshot(Time now, const CycleView& view) const {
 }
 
 const PodObject* ClusterModel::FindPod(const std::string& key) const {
-  auto it = pod_objects_.find(key);
-  return it == pod_objects_.end() ? nullptr : &it->second;
+  auto it = pods_.find(key);
+  return it == pods_.end() ? nullptr : &it->second.object;
 }
 
 ClusterObjects ClusterModel::Objects() const {
   ClusterObjects o;
-  o.nodes = ValuesOf(node_objects_);
-  o.pods = ValuesOf(pod_objects_);
+  o.nodes.reserve(nodes_.size());
+  for (const auto& [name, entry] : nodes_) o.nodes.push_back(entry.object);
+  o.pods.reserve(pods_.size());
+  for (const auto& [key, entry] : pods_) o.pods.push_back(entry.object);
   o.queues = ValuesOf(queues_);
   o.pod_groups = ValuesOf(pod_groups_);
   o.priority_classes = ValuesOf(priority_classes_);

@@ -61,17 +61,17 @@ class ClusterModel {
   size_t pod_count() const { return pods_.size(); }
 
  private:
-  template <typename Resolved>
+  // An object as last seen and as read (one map entry for both: one lookup per change).
+  template <typename Object, typename Resolved>
   struct Entry {
+    Object object;
     Resolved resolved;
     std::vector<Diagnostic> warnings;  // from reading the object
   };
 
   SnapshotOptions options_;
-  std::map<std::string, NodeObject> node_objects_;
-  std::map<std::string, Entry<Node>> nodes_;
-  std::map<std::string, PodObject> pod_objects_;
-  std::map<std::string, Entry<Pod>> pods_;
+  std::map<std::string, Entry<NodeObject, Node>> nodes_;
+  std::map<std::string, Entry<PodObject, Pod>> pods_;
   std::map<std::string, QueueObject> queues_;
   std::map<std::string, PodGroupObject> pod_groups_;
   std::map<std::string, PriorityClassObject> priority_classes_;

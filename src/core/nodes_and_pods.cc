@@ -121,7 +121,7 @@ std::vector<std::string> GpuGroupsOf(const Labels& labels) {
 
 Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& reporter) {
   Pod p;
-  p.meta = o.meta;
+  p.meta = o.meta.WithoutAnnotations();  // see Pod::meta
   p.key = o.meta.Key();
   p.scheduler_name = o.scheduler_name;
   p.priority_class_name = o.priority_class_name;
@@ -162,7 +162,6 @@ Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& 
       it != o.meta.annotations.end()) {
     p.pod_group_name = it->second;
   }
-  p.meta.annotations.clear();
   return p;
 }
 

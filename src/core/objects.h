@@ -36,6 +36,20 @@ struct ObjectMeta {
   bool deleting = false;  // metadata.deletionTimestamp is set
   std::string source;     // where the object was read from ("cluster.yaml", "-"), for messages
 
+  // The same metadata without its annotations (what a snapshot's pod keeps); a field added
+  // above belongs here too.
+  ObjectMeta WithoutAnnotations() const {
+    ObjectMeta m;
+    m.namespace_name = namespace_name;
+    m.name = name;
+    m.uid = uid;
+    m.labels = labels;
+    m.creation_time = creation_time;
+    m.deleting = deleting;
+    m.source = source;
+    return m;
+  }
+
   // "ns/name", or "name" for cluster-scoped objects.
   std::string Key() const { return namespace_name.empty() ? name : namespace_name + "/" + name; }
 };
