@@ -157,10 +157,14 @@ void Actions(benchmark::State& state, const std::string& preset,
 
 // One cycle untimed first: the first in a process also pays for the heap's growth (page faults
 // on fresh memory, about half again at 3,000 nodes), which a service's later cycles do not.
+void RunActions(framework::Session& session, const std::vector<std::string>& names) {
+  for (const std::string& name : names) actions::MakeAction(name)->Execute(session);
+}
+
 void WarmUp(const core::ClusterModel& model, const framework::SchedulerConfig& config) {
   const core::SnapshotBuild b = model.Snapshot(kNow);
   framework::Session session(b.snapshot, config);
-  for (const std::string& name : config.actions) actions::MakeAction(name)->Execute(session);
+  RunActions(session, config.actions);
 }
 
 // One service cycle: the snapshot from the model, the session, all five actions.
@@ -175,7 +179,7 @@ void Cycle(benchmark::State& state, const std::string& preset, bool reference) {
   for (auto _ : state) {
     const core::SnapshotBuild b = model.Snapshot(kNow);
     framework::Session session(b.snapshot, config);
-    for (const std::string& name : config.actions) actions::MakeAction(name)->Execute(session);
+    RunActions(session, config.actions);
     state.PauseTiming();
     decisions = session.decisions().size();
     digest = OutcomeDigest(session);

@@ -12,22 +12,12 @@ namespace {
 
 using core::Index;
 
-// Queues ranked for losing resources: the one CompareQueues puts last comes first.
-std::map<Index, size_t> VictimQueueRank(const framework::Session& session,
-                                        std::vector<Index> queues) {
-  std::map<Index, size_t> rank;
-  while (!queues.empty()) {
-    size_t worst = 0;
-    for (size_t k = 1; k < queues.size(); ++k) {
-      if (fairshare::CompareQueues(session.shares(), {queues[k], {}, {}}, {queues[worst], {}, {}}) >
-          0) {
-        worst = k;
-      }
-    }
-    rank[queues[worst]] = rank.size();
-    queues.erase(queues.begin() + static_cast<std::ptrdiff_t>(worst));
-  }
-  return rank;
+// Within a queue: lowest priority first, then newest, then the larger key (jobs are stored
+// sorted by key, so a larger index is a larger key).
+bool VictimBefore(const core::Job& a, Index ia, const core::Job& b, Index ib) {
+  if (a.priority != b.priority) return a.priority < b.priority;
+  if (a.creation_time != b.creation_time) return a.creation_time > b.creation_time;
+  return ia > ib;
 }
 
 }  // namespace
@@ -42,39 +32,6 @@ bool HasActiveAllocatedPods(const framework::Session& session, const core::Job& 
     if (IsEvictableStatus(session.state().pod(i).status)) return true;
   }
   return false;
-}
-
-// Within a queue: lowest priority first, then newest, then the larger key (jobs are stored
-// sorted by key, so a larger index is a larger key).
-bool VictimBefore(const core::Job& a, Index ia, const core::Job& b, Index ib) {
-  if (a.priority != b.priority) return a.priority < b.priority;
-  if (a.creation_time != b.creation_time) return a.creation_time > b.creation_time;
-  return ia > ib;
-}
-
-std::vector<Index> VictimJobs(const framework::Session& session, Index preemptor,
-                              const std::function<bool(const core::Job&)>& eligible) {
-  std::vector<Index> jobs;
-  std::vector<Index> queues;
-  for (size_t i = 0; i < session.snapshot().jobs.size(); ++i) {
-    const core::Job& job = session.snapshot().jobs[i];
-    if (static_cast<Index>(i) == preemptor || !job.preemptible || job.queue == core::kNone) {
-      continue;
-    }
-    if (!HasActiveAllocatedPods(session, job) || !eligible(job)) continue;
-    jobs.push_back(static_cast<Index>(i));
-    if (std::find(queues.begin(), queues.end(), job.queue) == queues.end()) {
-      queues.push_back(job.queue);
-    }
-  }
-  const std::map<Index, size_t> rank = VictimQueueRank(session, queues);
-  std::stable_sort(jobs.begin(), jobs.end(), [&](Index a, Index b) {
-    const core::Job& x = session.job(a);
-    const core::Job& y = session.job(b);
-    if (x.queue != y.queue) return rank.at(x.queue) < rank.at(y.queue);
-    return VictimBefore(x, a, y, b);
-  });
-  return jobs;
 }
 
 VictimPool::VictimPool(const framework::Session& session) : session_(session) {
@@ -131,8 +88,8 @@ void VictimPool::Refresh() {
       first_active_[queue] = first;
     }
   }
-  // Shares changed with the commit: the ranking starts over, in VictimJobs' order of meeting
-  // the queues.
+  // Shares changed with the commit: the ranking starts over, the queues in the order of their
+  // first active job by key.
   std::vector<std::pair<Index, Index>> order;  // (first active job, queue)
   for (const auto& [queue, job] : first_active_) order.emplace_back(job, queue);
   std::sort(order.begin(), order.end());
@@ -143,7 +100,7 @@ void VictimPool::Refresh() {
 }
 
 Index VictimPool::QueueAt(size_t position) {
-  // The selection VictimQueueRank makes, one step at a time: the queue CompareQueues puts last
+  // A selection, one step at a time: the queue CompareQueues puts last
   // among those not ranked yet (the first of them in a tie) loses next.
   while (ranked_.size() <= position && !unranked_.empty()) {
     size_t worst = 0;

@@ -14,14 +14,10 @@
 
 namespace quotient::actions {
 
-// Jobs passing `eligible` (and the common rules above), in victim order.
-std::vector<core::Index> VictimJobs(const framework::Session& session, core::Index preemptor,
-                                    const std::function<bool(const core::Job&)>& eligible);
-
-// VictimJobs for many preemptors in one action, produced as the solver reads them. Jobs are
-// grouped by queue in their within-queue order once. After a commit (Invalidate) only the jobs
-// the commit evicted from are looked at again, and the queues are ranked lazily — the worst
-// first, one more only when a reader gets past the last — so a reader that stops early (most
+// Victim jobs (by the rules above) for many preemptors in one action, produced as the solver reads
+// them. Jobs are grouped by queue in their within-queue order once. After a commit (Invalidate)
+// only the jobs the commit evicted from are looked at again, and the queues are ranked lazily — the
+// worst first, one more only when a reader gets past the last — so a reader that stops early (most
 // do) costs little however many queues and jobs there are.
 class VictimPool {
  public:
@@ -68,7 +64,7 @@ class VictimPool {
   size_t decisions_seen_ = 0;  // session decisions already reflected in active_
   bool valid_ = false;
   // The ranking: queues with active jobs, worst first, computed as far as readers went; the
-  // rest wait in `unranked_` in the order VictimJobs meets them (their first active job by key),
+  // rest wait in `unranked_` in the order of their first active job by key,
   // which decides among queues the comparison cannot order.
   std::vector<core::Index> ranked_;
   std::vector<core::Index> unranked_;

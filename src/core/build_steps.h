@@ -52,4 +52,11 @@ std::vector<DisruptionBudget> BuildBudgets(const std::vector<PodDisruptionBudget
 // gpu_occupancy.cc: node pods, used resources and GPU devices from the pods holding resources.
 void PlacePodsOnNodes(std::vector<Node>& nodes, std::vector<Pod>& pods);
 
+// snapshot_builder.cc: the steps after the nodes, pods and queues are read, which BuildSnapshot
+// and ClusterModel share: jobs, budgets, node occupancy, the smallest GPU memory.
+void LinkSnapshot(Snapshot& s, const std::vector<const PodGroupObject*>& pod_groups,
+                  const std::vector<PriorityClassObject>& priority_classes,
+                  const std::vector<PodDisruptionBudgetObject>& budgets,
+                  const SnapshotOptions& options, Reporter& reporter);
+
 }  // namespace quotient::core::build

@@ -98,16 +98,8 @@ SnapshotBuild ClusterModel::Snapshot(Time now, const CycleView& view) const {
   std::vector<const PodGroupObject*> groups;  // pointers: no copy of 20,000 objects per cycle
   groups.reserve(pod_groups_.size());
   for (const auto& [key, group] : pod_groups_) groups.push_back(&group);
-  s.jobs =
-      build::BuildJobs(groups, ValuesOf(priority_classes_), options_, s.queues, s.pods, reporter);
-  s.budgets = build::BuildBudgets(ValuesOf(budgets_), s.pods, reporter);
-  build::PlacePodsOnNodes(s.nodes, s.pods);
-  for (const Node& n : s.nodes) {
-    if (!n.gpu_memory_mib) continue;
-    s.min_node_gpu_memory_mib = s.min_node_gpu_memory_mib
-                                    ? std::min(*s.min_node_gpu_memory_mib, *n.gpu_memory_mib)
-                                    : *n.gpu_memory_mib;
-  }
+  build::LinkSnapshot(s, groups, ValuesOf(priority_classes_), ValuesOf(budgets_), options_,
+                      reporter);
   out.diagnostics = std::move(reporter.diagnostics);
   return out;
 }

@@ -6,6 +6,25 @@
 
 namespace quotient::core {
 
+namespace build {
+
+void LinkSnapshot(Snapshot& s, const std::vector<const PodGroupObject*>& pod_groups,
+                  const std::vector<PriorityClassObject>& priority_classes,
+                  const std::vector<PodDisruptionBudgetObject>& budgets,
+                  const SnapshotOptions& options, Reporter& reporter) {
+  s.jobs = BuildJobs(pod_groups, priority_classes, options, s.queues, s.pods, reporter);
+  s.budgets = BuildBudgets(budgets, s.pods, reporter);
+  PlacePodsOnNodes(s.nodes, s.pods);
+  for (const Node& n : s.nodes) {
+    if (!n.gpu_memory_mib) continue;
+    s.min_node_gpu_memory_mib = s.min_node_gpu_memory_mib
+                                    ? std::min(*s.min_node_gpu_memory_mib, *n.gpu_memory_mib)
+                                    : *n.gpu_memory_mib;
+  }
+}
+
+}  // namespace build
+
 SnapshotBuild BuildSnapshot(const ClusterObjects& objects, const SnapshotOptions& options) {
   build::Reporter reporter;
   SnapshotBuild out;
@@ -18,15 +37,8 @@ SnapshotBuild BuildSnapshot(const ClusterObjects& objects, const SnapshotOptions
   std::vector<const PodGroupObject*> groups;
   groups.reserve(objects.pod_groups.size());
   for (const PodGroupObject& g : objects.pod_groups) groups.push_back(&g);
-  s.jobs = build::BuildJobs(groups, objects.priority_classes, options, s.queues, s.pods, reporter);
-  s.budgets = build::BuildBudgets(objects.pod_disruption_budgets, s.pods, reporter);
-  build::PlacePodsOnNodes(s.nodes, s.pods);
-  for (const Node& n : s.nodes) {
-    if (!n.gpu_memory_mib) continue;
-    s.min_node_gpu_memory_mib = s.min_node_gpu_memory_mib
-                                    ? std::min(*s.min_node_gpu_memory_mib, *n.gpu_memory_mib)
-                                    : *n.gpu_memory_mib;
-  }
+  build::LinkSnapshot(s, groups, objects.priority_classes, objects.pod_disruption_budgets, options,
+                      reporter);
   out.diagnostics = std::move(reporter.diagnostics);
   return out;
 }
