@@ -101,38 +101,41 @@ bool JobQueue::JobBefore(core::Index a, core::Index b) const {
   return x.key < y.key;
 }
 
-std::optional<core::Index> JobQueue::BestIn(const framework::Session& session,
-                                            core::Index queue) const {
-  const fairshare::QueueShare& q = session.shares()[queue];
-  if (!q.usable) return std::nullopt;
+const JobQueue::SubtreeBest& JobQueue::BestIn(const framework::Session& session,
+                                              core::Index queue) const {
   SubtreeBest& cached = best_[static_cast<size_t>(queue)];
-  if (cached.valid && session.shares().ChangedAt(queue) <= cached.shares_version) {
-    return cached.job;
+  const fairshare::QueueShare& q = session.shares()[queue];
+  if (!q.usable) {
+    cached = {};
+    return cached;
   }
+  if (cached.valid && session.shares().ChangedAt(queue) <= cached.shares_version) return cached;
   std::optional<core::Index> best;
   if (!q.children.empty()) {
     best = BestAmong(session, q.children);
   } else if (auto it = candidates_.find(queue); it != candidates_.end() && !it->second.empty()) {
     best = *it->second.begin();
   }
-  cached = {true, session.shares().version(), best};
-  return best;
+  cached = {true, session.shares().version(), best, {}};
+  if (best) {
+    cached.key = fairshare::OrderKeyOf(session.shares(),
+                                       {queue, entries_[static_cast<size_t>(*best)].request, {}});
+  }
+  return cached;
 }
 
 std::optional<core::Index> JobQueue::BestAmong(const framework::Session& session,
                                                const std::vector<core::Index>& queues) const {
-  std::optional<core::Index> best_job;
-  fairshare::QueueCandidate best;
+  const SubtreeBest* best = nullptr;
   for (core::Index queue : queues) {
-    std::optional<core::Index> job = BestIn(session, queue);
-    if (!job) continue;
-    fairshare::QueueCandidate candidate{queue, entries_[static_cast<size_t>(*job)].request, {}};
-    if (!best_job || fairshare::CompareQueues(session.shares(), candidate, best) < 0) {
-      best_job = job;
-      best = candidate;
+    const SubtreeBest& candidate = BestIn(session, queue);
+    if (!candidate.job) continue;
+    if (best == nullptr ||
+        fairshare::CompareQueueKeys(session.shares(), candidate.key, best->key) < 0) {
+      best = &candidate;
     }
   }
-  return best_job;
+  return best ? best->job : std::nullopt;
 }
 
 std::optional<core::Index> JobQueue::Pop(const framework::Session& session) {

@@ -15,6 +15,7 @@
 #include <set>
 #include <vector>
 
+#include "fairshare/queue_order.h"
 #include "framework/session.h"
 
 namespace quotient::actions {
@@ -48,16 +49,19 @@ class JobQueue {
   // the subtree's own shares and jobs decide it, so it stays current until one of them changes
   // (QueueShares::ChangedAt, or a Pop/Push below the queue): a pop then recomputes one path of
   // the tree instead of every queue and job.
+  // Its order key among its siblings (the queue with that job's request) is kept with it: it
+  // changes exactly when the best does.
   struct SubtreeBest {
     bool valid = false;
     uint64_t shares_version = 0;
     std::optional<core::Index> job;
+    fairshare::QueueOrderKey key;
   };
 
   Entry Describe(const framework::Session& session, core::Index job) const;
   bool JobBefore(core::Index a, core::Index b) const;
-  // The job `queue`'s subtree would give next.
-  std::optional<core::Index> BestIn(const framework::Session& session, core::Index queue) const;
+  // The job `queue`'s subtree would give next, with the queue's order key.
+  const SubtreeBest& BestIn(const framework::Session& session, core::Index queue) const;
   // The job that the queue going first among `queues` would give next.
   std::optional<core::Index> BestAmong(const framework::Session& session,
                                        const std::vector<core::Index>& queues) const;

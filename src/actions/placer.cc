@@ -172,10 +172,14 @@ bool Placer::FindBest(Index pod, const Options& options, NodeFit& best) {
   std::optional<Index> chosen;
   if (shortcuts_ && session_.pod(pod).gpu.kind != core::GpuSharing::Kind::kMig) {
     if (options.only_nodes != nullptr) {
-      allowed_.assign(session_.state().node_count(), false);
+      // Marked and unmarked per call: the list is short where the cluster is busy.
+      allowed_.resize(session_.state().node_count(), false);
       for (Index node : *options.only_nodes) allowed_[static_cast<size_t>(node)] = true;
     }
     chosen = FindBestInOrder(pod, options);
+    if (options.only_nodes != nullptr) {
+      for (Index node : *options.only_nodes) allowed_[static_cast<size_t>(node)] = false;
+    }
   } else {
     chosen = ScoreEveryNode(pod, options);
   }

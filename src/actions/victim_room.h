@@ -3,6 +3,7 @@
 // hold) for the preemptor's pods? Internal to the solver.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "actions/victim_solver.h"
@@ -28,23 +29,12 @@ Room Need(const framework::Session& session, const std::vector<Index>& pods, boo
 
 // Per-node GPU room (free + releasing + what accumulated victims hold there), and whether the
 // preemptor's GPU pods could possibly fit: a necessary condition checked before any real try.
-// Counts are kept incrementally, so adding a victim costs O(its pods).
+// Built from the state's nodes ordered by room, reading only nodes with room for the smallest
+// pod (in a busy cluster a small part of it; every preemptor builds one), and kept
+// incrementally: adding a victim costs O(its pods).
 class NodeRoom {
  public:
-  NodeRoom(const framework::Session& session, const std::vector<Index>& tasks)
-      : session_(session), room_(session.state().node_count(), 0) {
-    for (Index t : tasks) {
-      const int64_t g = session.QuotaOf(t, core::kNone)[core::ShareResource::kGpu].value();
-      if (g <= 0 || !NeedsGpuDevices(session.pod(t))) continue;
-      ++gpu_tasks_;
-      smallest_ = smallest_ == 0 ? g : std::min(smallest_, g);
-      largest_ = std::max(largest_, g);
-    }
-    for (size_t n = 0; n < room_.size(); ++n) {
-      if (!session.node(static_cast<Index>(n)).usable) continue;
-      Set(n, session.state().gpu_room_milli(static_cast<Index>(n)));
-    }
-  }
+  NodeRoom(const framework::Session& session, const std::vector<Index>& tasks);
   void Free(const VictimUnit& unit) { Add(unit, 1); }
   void Unfree(const VictimUnit& unit) { Add(unit, -1); }
   // How many of the smallest GPU pods the rooms could hold.
@@ -55,24 +45,12 @@ class NodeRoom {
   }
 
  private:
-  void Set(size_t n, int64_t room) {
-    if (gpu_tasks_ > 0) {
-      slots_ += room / smallest_ - room_[n] / smallest_;
-      nodes_fitting_largest_ += (room >= largest_) - (room_[n] >= largest_);
-    }
-    room_[n] = room;
-  }
-  void Add(const VictimUnit& unit, int64_t sign) {
-    for (Index pod : unit.pods) {
-      const Index node = session_.state().pod(pod).node;
-      if (node == core::kNone || !NeedsGpuDevices(session_.pod(pod))) continue;
-      const size_t n = static_cast<size_t>(node);
-      Set(n, room_[n] + sign * session_.QuotaOf(pod, node)[core::ShareResource::kGpu].value());
-    }
-  }
+  int64_t RoomOf(Index node) const;
+  int64_t SlotsIn(int64_t room) const { return room > 0 ? room / smallest_ : 0; }
+  void Add(const VictimUnit& unit, int64_t sign);
 
   const framework::Session& session_;
-  std::vector<int64_t> room_;
+  std::map<Index, int64_t> changed_;  // by node: room where victims were added
   int64_t gpu_tasks_ = 0;
   int64_t smallest_ = 0;
   int64_t largest_ = 0;

@@ -110,6 +110,8 @@ class Attempt {
   const VictimUnit* TakeUnmovable() { return std::exchange(unmovable_, nullptr); }
 
  private:
+  // In node order, as the placer's reference search reads them; from the state's nodes ordered
+  // by room, so the cost is the nodes listed, not the cluster.
   std::vector<Index> NodesWithGpuRoom() const {
     int64_t smallest = 0;
     for (Index t : spec_.tasks) {
@@ -118,12 +120,12 @@ class Attempt {
         smallest = smallest == 0 ? g : std::min(smallest, g);
       }
     }
+    const framework::ClusterState::RoomOrder& order = session_.state().gpu_room_order();
     std::vector<Index> out;
-    for (size_t n = 0; n < session_.state().node_count(); ++n) {
-      if (session_.state().gpu_room_milli(static_cast<Index>(n)) >= smallest) {
-        out.push_back(static_cast<Index>(n));
-      }
+    for (auto it = order.lower_bound({smallest, core::kNone}); it != order.end(); ++it) {
+      out.push_back(it->second);
     }
+    std::sort(out.begin(), out.end());
     return out;
   }
 
@@ -283,6 +285,11 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
   // at all, so its core unit cannot go once one of its surplus pods is protected).
   std::map<Index, int32_t> budget_taken;
   std::set<Index> protected_jobs;
+  bool prepared = false;
+  const auto prepare = [&] {
+    if (!prepared && spec.before_first_try) spec.before_first_try();
+    prepared = true;
+  };
   const auto take_budget = [&](const VictimUnit& unit, int32_t sign) {
     for (Index pod : unit.pods) {
       for (Index b : session.pod(pod).budgets) budget_taken[b] += sign;
@@ -314,6 +321,7 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
     // The action's rule judges victims in order, so when it refuses these victims (too many to
     // try moves for) it refuses every longer list too: no scenario is left to find, and the
     // costly try (evict them all, place the preemptor) can be skipped.
+    prepare();
     if (spec.validate && !spec.all_victims_must_move && victims.size() > kMaxUnitsForMoves &&
         shortcuts) {
       Scenario unmoved;

@@ -51,6 +51,10 @@ struct SolverSpec {
   };
   std::optional<Holding> victims_hold_at_most;
   bool all_victims_must_move = false;  // consolidation: pure defragmentation
+  // Called once before the first scenario is judged or tried, while the session is still as
+  // the action left it (reclaim copies the shares its rule compares against then: most
+  // searches end before any try, and the copy is per preemptor). Empty = nothing to do.
+  std::function<void()> before_first_try;
   // The action's rule for a scenario (reclaim's fairness, ...); empty = always valid.
   std::function<bool(const Scenario&)> validate;
   // The eviction message for a victim pod that is not moved.

@@ -6,14 +6,10 @@ namespace quotient::fairshare {
 namespace {
 
 using quotient::Int128;
+using Ratio = QueueOrderKey::Ratio;
 
 // Multiplier KAI applies to the allocation of a resource the queue has no allocatable share of.
 constexpr int64_t kNoShareDrfMultiplier = 1000;
-
-struct Ratio {
-  Int128 num = 0;
-  Int128 den = 1;
-};
 
 int CompareRatio(const Ratio& a, const Ratio& b) {
   const Int128 lhs = a.num * b.den;
@@ -77,32 +73,38 @@ int Prefer(bool l_true, bool r_true) { return l_true == r_true ? 0 : (l_true ? -
 
 }  // namespace
 
-int CompareQueues(const QueueShares& shares, const QueueCandidate& l, const QueueCandidate& r) {
+QueueOrderKey OrderKeyOf(const QueueShares& shares, const QueueCandidate& candidate) {
+  const QueueShare& q = shares[candidate.queue];
+  const ShareVector with_job = q.Allocated() + candidate.job_request;
+  QueueOrderKey key;
+  key.queue = candidate.queue;
+  key.over = OverUtilized(q);
+  key.starved = Starved(q, with_job);
+  key.priority = q.priority;
+  key.uses_resource_without_share = UsesResourceWithoutShare(q, with_job);
+  key.share_with_job = DominantShare(q, with_job - candidate.victims_allocated, shares.total());
+  key.share = DominantShare(q, q.Allocated(), shares.total());
+  return key;
+}
+
+int CompareQueueKeys(const QueueShares& shares, const QueueOrderKey& l, const QueueOrderKey& r) {
   if (l.queue == r.queue) return 0;
+  if (int c = Prefer(!l.over, !r.over)) return c;
+  if (int c = Prefer(l.starved, r.starved)) return c;
+  if (l.priority != r.priority) return l.priority > r.priority ? -1 : 1;
+  if (int c = Prefer(!l.uses_resource_without_share, !r.uses_resource_without_share)) return c;
+  if (int c = CompareRatio(l.share_with_job, r.share_with_job)) return c;
+  if (int c = CompareRatio(l.share, r.share)) return c;
   const QueueShare& lq = shares[l.queue];
   const QueueShare& rq = shares[r.queue];
-  const ShareVector l_with_job = lq.Allocated() + l.job_request;
-  const ShareVector r_with_job = rq.Allocated() + r.job_request;
-
-  if (int c = Prefer(!OverUtilized(lq), !OverUtilized(rq))) return c;
-  if (int c = Prefer(Starved(lq, l_with_job), Starved(rq, r_with_job))) return c;
-  if (lq.priority != rq.priority) return lq.priority > rq.priority ? -1 : 1;
-  if (int c = Prefer(!UsesResourceWithoutShare(lq, l_with_job),
-                     !UsesResourceWithoutShare(rq, r_with_job))) {
-    return c;
-  }
-  const ShareVector& total = shares.total();
-  if (int c = CompareRatio(DominantShare(lq, l_with_job - l.victims_allocated, total),
-                           DominantShare(rq, r_with_job - r.victims_allocated, total))) {
-    return c;
-  }
-  if (int c = CompareRatio(DominantShare(lq, lq.Allocated(), total),
-                           DominantShare(rq, rq.Allocated(), total))) {
-    return c;
-  }
   if (int c = Prefer(SmallerAllocatable(lq, rq), SmallerAllocatable(rq, lq))) return c;
   if (lq.creation_time != rq.creation_time) return lq.creation_time < rq.creation_time ? -1 : 1;
   return lq.name < rq.name ? -1 : 1;
+}
+
+int CompareQueues(const QueueShares& shares, const QueueCandidate& l, const QueueCandidate& r) {
+  if (l.queue == r.queue) return 0;
+  return CompareQueueKeys(shares, OrderKeyOf(shares, l), OrderKeyOf(shares, r));
 }
 
 }  // namespace quotient::fairshare

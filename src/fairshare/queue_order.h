@@ -14,6 +14,7 @@
 //   8. older queue first, then name (so the order is total and deterministic).
 #pragma once
 
+#include "common/int128.h"
 #include "fairshare/queue_shares.h"
 
 namespace quotient::fairshare {
@@ -26,5 +27,24 @@ struct QueueCandidate {
 
 // < 0: `l` goes first; > 0: `r` goes first; 0 only when l and r are the same queue.
 int CompareQueues(const QueueShares& shares, const QueueCandidate& l, const QueueCandidate& r);
+
+// What rules 1-6 read of one candidate, worked out once: a caller comparing a candidate with many
+// others (the job order picks among siblings at every pop) keeps the key while the queue's shares
+// and the job stay the same. CompareQueueKeys(OrderKeyOf(l), OrderKeyOf(r)) == CompareQueues(l, r).
+struct QueueOrderKey {
+  struct Ratio {
+    Int128 num = 0;
+    Int128 den = 1;
+  };
+  Index queue = core::kNone;
+  bool over = false;
+  bool starved = false;
+  int32_t priority = 0;
+  bool uses_resource_without_share = false;
+  Ratio share_with_job;  // rule 5's dominant resource share
+  Ratio share;           // rule 6's
+};
+QueueOrderKey OrderKeyOf(const QueueShares& shares, const QueueCandidate& candidate);
+int CompareQueueKeys(const QueueShares& shares, const QueueOrderKey& l, const QueueOrderKey& r);
 
 }  // namespace quotient::fairshare

@@ -37,8 +37,27 @@ std::string QueueLine(const fairshare::QueueShare& q, ShareResource r) {
          std::to_string(q.priority) + ".";
 }
 
-void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool, Index job_index,
-                int64_t multiplier) {
+// The shares as they are between searches, which reclaim's rule and messages compare against.
+// Only a commit changes them, so the copy is made again after a commit, when a search first
+// needs it: not once per reclaimer (thousands reach a try in a large cluster, few commit).
+class SharesBetweenSearches {
+ public:
+  explicit SharesBetweenSearches(const framework::Session& session) : session_(session) {}
+  void Refresh() {
+    if (!current_) copy_ = session_.shares();
+    current_ = true;
+  }
+  void Invalidate() { current_ = false; }
+  const fairshare::QueueShares& Get() const { return copy_; }
+
+ private:
+  const framework::Session& session_;
+  fairshare::QueueShares copy_;
+  bool current_ = false;
+};
+
+void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
+                SharesBetweenSearches& shares, Index job_index, int64_t multiplier) {
   const core::Job& job = session.job(job_index);
   // An elastic reclaimer asks only for its gang minimum: growth never reclaims.
   if (IsGangSatisfied(session, job)) return;
@@ -62,7 +81,7 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool, I
         IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kReclaim);
     return VictimUnitsOf(session, victim, !protected_now);
   };
-  const fairshare::QueueShares before = session.shares();
+  spec.before_first_try = [&shares] { shares.Refresh(); };
   spec.validate = [&](const Scenario& scenario) {
     std::vector<fairshare::VictimBundle> bundles;
     for (const VictimUnit* unit : scenario.victims) {
@@ -75,13 +94,14 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool, I
       }
       bundles.push_back(bundle);
     }
-    return fairshare::Reclaimable(before, reclaimer, bundles, multiplier);
+    return fairshare::Reclaimable(shares.Get(), reclaimer, bundles, multiplier);
   };
   const ShareResource shown = reclaimer.request[ShareResource::kGpu] > core::Quantity::Zero()
                                   ? ShareResource::kGpu
                                   : ShareResource::kCpu;
   spec.eviction_reason = [&](Index pod) {
     const core::Job& victim = session.job(session.pod(pod).job);
+    const fairshare::QueueShares& before = shares.Get();
     const auto [mine, theirs] = fairshare::LeveledQueues(before, job.queue, victim.queue);
     return "Pod " + session.pod(pod).key + " was preempted by workload " + job.key + ". " +
            QueueLine(before[mine], shown) + " " + QueueLine(before[theirs], shown);
@@ -90,7 +110,10 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool, I
     return "Pod " + session.pod(pod).key + " was preempted by workload " + job.key +
            " and rescheduled on another node";
   };
-  if (SolveAndCommit(session, placer, spec)) pool.Invalidate();
+  if (SolveAndCommit(session, placer, spec)) {
+    pool.Invalidate();
+    shares.Invalidate();
+  }
 }
 
 }  // namespace
@@ -99,9 +122,10 @@ void ReclaimAction::Execute(framework::Session& session) {
   JobQueue queue(session, 0);
   Placer placer(session);
   VictimPool pool(session);
+  SharesBetweenSearches shares(session);
   const int64_t multiplier = Multiplier(session.config());
   while (std::optional<Index> job = queue.Pop(session)) {
-    ReclaimFor(session, placer, pool, *job, multiplier);
+    ReclaimFor(session, placer, pool, shares, *job, multiplier);
   }
 }
 
