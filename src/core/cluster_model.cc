@@ -30,10 +30,17 @@ void ClusterModel::Upsert(NodeObject node) {
 void ClusterModel::Upsert(PodObject pod) {
   build::Reporter reporter;
   Pod resolved = build::PodFromObject(pod, options_, reporter);
-  auto& entry = pods_[resolved.key];
-  entry.resolved = std::move(resolved);
-  entry.warnings = std::move(reporter.diagnostics);
-  entry.object = std::move(pod);
+  PodEntry* entry = nullptr;
+  if (const auto it = pod_index_.find(resolved.key); it != pod_index_.end()) {
+    entry = it->second;
+  } else {
+    const auto added = pods_.try_emplace(resolved.key).first;
+    entry = &added->second;
+    pod_index_.emplace(added->first, entry);
+  }
+  entry->resolved = std::move(resolved);
+  entry->warnings = std::move(reporter.diagnostics);
+  entry->object = std::move(pod);
 }
 
 void ClusterModel::Upsert(QueueObject queue) {
@@ -58,7 +65,9 @@ void ClusterModel::Upsert(PodDisruptionBudgetObject budget) {
 
 void ClusterModel::RemoveNode(const std::string& name) { nodes_.erase(name); }
 
-void ClusterModel::RemovePod(const std::string& key) { pods_.erase(key); }
+void ClusterModel::RemovePod(const std::string& key) {
+  if (pod_index_.erase(key) > 0) pods_.erase(key);
+}
 
 void ClusterModel::RemoveQueue(const std::string& name) { queues_.erase(name); }
 void ClusterModel::RemovePodGroup(const std::string& key) { pod_groups_.erase(key); }
@@ -105,8 +114,8 @@ SnapshotBuild ClusterModel::Snapshot(Time now, const CycleView& view) const {
 }
 
 const PodObject* ClusterModel::FindPod(const std::string& key) const {
-  auto it = pods_.find(key);
-  return it == pods_.end() ? nullptr : &it->second.object;
+  const auto it = pod_index_.find(key);
+  return it == pod_index_.end() ? nullptr : &it->second->object;
 }
 
 ClusterObjects ClusterModel::Objects() const {

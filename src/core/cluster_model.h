@@ -11,6 +11,8 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/diagnostic.h"
@@ -23,6 +25,11 @@ namespace quotient::core {
 class ClusterModel {
  public:
   explicit ClusterModel(SnapshotOptions options);
+  // Movable, not copyable: the pod index points into the model's own map.
+  ClusterModel(const ClusterModel&) = delete;
+  ClusterModel& operator=(const ClusterModel&) = delete;
+  ClusterModel(ClusterModel&&) = default;
+  ClusterModel& operator=(ClusterModel&&) = default;
 
   // Adds or replaces an object (by key: "ns/name", or name for cluster-scoped kinds).
   void Upsert(NodeObject node);
@@ -71,7 +78,11 @@ class ClusterModel {
 
   SnapshotOptions options_;
   std::map<std::string, Entry<NodeObject, Node>> nodes_;
-  std::map<std::string, Entry<PodObject, Pod>> pods_;
+  using PodEntry = Entry<PodObject, Pod>;
+  std::map<std::string, PodEntry> pods_;  // in key order: the snapshot's pod order
+  // The same entries by key, hashed: a change finds its entry in one probe instead of walking a
+  // 170,000-entry tree (most of an update's cost). Keys view the map's own (stable) keys.
+  std::unordered_map<std::string_view, PodEntry*> pod_index_;
   std::map<std::string, QueueObject> queues_;
   std::map<std::string, PodGroupObject> pod_groups_;
   std::map<std::string, PriorityClassObject> priority_classes_;

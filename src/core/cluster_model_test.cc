@@ -106,6 +106,22 @@ TEST_F(ClusterModelTest, RemovalsAndUnknownKeys) {
   EXPECT_FALSE(gang.problems.empty());
 }
 
+TEST_F(ClusterModelTest, PodRemovedAndAddedAgainIsFoundAfterAMove) {
+  model_.RemovePod("ns/b");
+  EXPECT_EQ(model_.FindPod("ns/b"), nullptr);
+  model_.Upsert(core::PodObject(MakePod("ns", "b").Queue("team").Gpus(3).RunningOn("n2")));
+  model_.Upsert(core::PodObject(MakePod("ns", "c").Queue("team").Gpus(1)));
+  // Moved, the model still finds and replaces its pods (the lookup index travels with it).
+  ClusterModel moved = std::move(model_);
+  moved.Upsert(core::PodObject(MakePod("ns", "c").Queue("team").Gpus(2)));
+  ASSERT_NE(moved.FindPod("ns/b"), nullptr);
+  EXPECT_EQ(moved.FindPod("ns/b")->node_name, "n2");
+  EXPECT_EQ(moved.pod_count(), 5u);
+  EXPECT_EQ(Describe(moved.Snapshot(now_)), Rebuilt(moved, now_));
+  const Snapshot s = moved.Snapshot(now_).snapshot;
+  EXPECT_EQ(s.pods[static_cast<size_t>(s.FindPod("ns/c"))].request.gpu_milli.value(), 2000);
+}
+
 TEST_F(ClusterModelTest, ReadingWarningsComeAndGoWithTheObject) {
   model_.Upsert(
       core::PodObject(MakePod("ns", "bad").Queue("team").Annotation("gpu-fraction", "1.7")));

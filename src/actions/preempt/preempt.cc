@@ -1,5 +1,6 @@
 #include "actions/preempt/preempt.h"
 
+#include "actions/failed_searches.h"
 #include "actions/job_queue.h"
 #include "actions/job_tasks.h"
 #include "actions/min_runtime.h"
@@ -12,7 +13,8 @@ namespace {
 
 using core::Index;
 
-void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool, Index job_index) {
+void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool,
+                FailedSearches& failed, Index job_index) {
   const core::Job& job = session.job(job_index);
   if (IsGangSatisfied(session, job)) return;
   const TasksToAllocate tasks = SelectTasks(session, job);
@@ -22,6 +24,8 @@ void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool, I
            .fits) {
     return;
   }
+  std::string search = failed.KeyOf(job_index, tasks.pods);
+  if (failed.KnownToFail(search)) return;
   SolverSpec spec;
   spec.action = "preempt";
   spec.preemptor = job_index;
@@ -42,7 +46,11 @@ void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool, I
     return "Pod " + session.pod(pod).key + " was preempted by higher priority workload " + job.key +
            " and rescheduled on another node";
   };
-  if (SolveAndCommit(session, placer, spec)) pool.Invalidate();
+  if (SolveAndCommit(session, placer, spec)) {
+    pool.Invalidate();
+  } else {
+    failed.RecordFailure(std::move(search));
+  }
 }
 
 }  // namespace
@@ -51,7 +59,10 @@ void PreemptAction::Execute(framework::Session& session) {
   JobQueue queue(session, 0);
   Placer placer(session);
   VictimPool pool(session);
-  while (std::optional<Index> job = queue.Pop(session)) PreemptFor(session, placer, pool, *job);
+  FailedSearches failed(session);
+  while (std::optional<Index> job = queue.Pop(session)) {
+    PreemptFor(session, placer, pool, failed, *job);
+  }
 }
 
 }  // namespace quotient::actions

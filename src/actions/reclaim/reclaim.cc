@@ -1,5 +1,6 @@
 #include "actions/reclaim/reclaim.h"
 
+#include "actions/failed_searches.h"
 #include "actions/job_queue.h"
 #include "actions/job_tasks.h"
 #include "actions/min_runtime.h"
@@ -57,7 +58,8 @@ class SharesBetweenSearches {
 };
 
 void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
-                SharesBetweenSearches& shares, Index job_index, int64_t multiplier) {
+                SharesBetweenSearches& shares, FailedSearches& failed, Index job_index,
+                int64_t multiplier) {
   const core::Job& job = session.job(job_index);
   // An elastic reclaimer asks only for its gang minimum: growth never reclaims.
   if (IsGangSatisfied(session, job)) return;
@@ -66,6 +68,8 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
   const fairshare::ReclaimerInfo reclaimer{job.queue, RequestOf(session, tasks.pods),
                                            job.preemptible};
   if (!fairshare::CanReclaimResources(session.shares(), reclaimer)) return;
+  std::string search = failed.KeyOf(job_index, tasks.pods);
+  if (failed.KnownToFail(search)) return;
 
   SolverSpec spec;
   spec.action = "reclaim";
@@ -113,6 +117,8 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
   if (SolveAndCommit(session, placer, spec)) {
     pool.Invalidate();
     shares.Invalidate();
+  } else {
+    failed.RecordFailure(std::move(search));
   }
 }
 
@@ -123,9 +129,10 @@ void ReclaimAction::Execute(framework::Session& session) {
   Placer placer(session);
   VictimPool pool(session);
   SharesBetweenSearches shares(session);
+  FailedSearches failed(session);
   const int64_t multiplier = Multiplier(session.config());
   while (std::optional<Index> job = queue.Pop(session)) {
-    ReclaimFor(session, placer, pool, shares, *job, multiplier);
+    ReclaimFor(session, placer, pool, shares, failed, *job, multiplier);
   }
 }
 
