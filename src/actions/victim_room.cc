@@ -1,6 +1,7 @@
 #include "actions/victim_room.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace quotient::actions::solver {
 
@@ -28,35 +29,54 @@ NodeRoom::NodeRoom(const framework::Session& session, const std::vector<Index>& 
   for (Index t : tasks) {
     const int64_t g = session.QuotaOf(t, core::kNone)[core::ShareResource::kGpu].value();
     if (g <= 0 || !NeedsGpuDevices(session.pod(t))) continue;
+    const int64_t c = session.pod(t).request.cpu_milli.value();
+    smallest_.gpu_milli = gpu_tasks_ == 0 ? g : std::min(smallest_.gpu_milli, g);
+    smallest_.cpu_milli = gpu_tasks_ == 0 ? c : std::min(smallest_.cpu_milli, c);
+    if (std::pair(g, c) > std::pair(largest_.gpu_milli, largest_.cpu_milli)) largest_ = {g, c};
     ++gpu_tasks_;
-    smallest_ = smallest_ == 0 ? g : std::min(smallest_, g);
-    largest_ = std::max(largest_, g);
   }
   if (gpu_tasks_ == 0) return;
-  // Nodes with less room than the smallest pod add no slot and cannot take the largest.
-  const framework::ClusterState::RoomOrder& order = session.state().gpu_room_order();
-  for (auto it = order.lower_bound({smallest_, core::kNone}); it != order.end(); ++it) {
+  // Nodes with less GPU room than the smallest pod add no slot and cannot take the largest.
+  const framework::ClusterState& state = session.state();
+  const framework::ClusterState::RoomOrder& order = state.gpu_room_order();
+  for (auto it = order.lower_bound({smallest_.gpu_milli, core::kNone}); it != order.end(); ++it) {
     if (!session.node(it->second).usable) continue;
-    slots_ += SlotsIn(it->first);
-    nodes_fitting_largest_ += it->first >= largest_ ? 1 : 0;
+    const Rooms room{it->first, state.cpu_room_milli(it->second)};
+    slots_ += SlotsIn(room);
+    nodes_fitting_largest_ += FitsLargest(room) ? 1 : 0;
   }
 }
 
-int64_t NodeRoom::RoomOf(Index node) const {
+NodeRoom::Rooms NodeRoom::RoomOf(Index node) const {
   if (const auto it = changed_.find(node); it != changed_.end()) return it->second;
-  return session_.node(node).usable ? session_.state().gpu_room_milli(node) : 0;
+  if (!session_.node(node).usable) return {};
+  return {session_.state().gpu_room_milli(node), session_.state().cpu_room_milli(node)};
+}
+
+int64_t NodeRoom::SlotsIn(const Rooms& room) const {
+  if (room.gpu_milli <= 0) return 0;
+  int64_t slots = room.gpu_milli / smallest_.gpu_milli;
+  if (smallest_.cpu_milli > 0) {
+    slots = std::min(slots, std::max<int64_t>(room.cpu_milli, 0) / smallest_.cpu_milli);
+  }
+  return slots;
 }
 
 void NodeRoom::Add(const VictimUnit& unit, int64_t sign) {
   if (gpu_tasks_ == 0) return;
   for (Index pod : unit.pods) {
     const Index node = session_.state().pod(pod).node;
-    if (node == core::kNone || !NeedsGpuDevices(session_.pod(pod))) continue;
-    const int64_t before = RoomOf(node);
-    const int64_t after =
-        before + sign * session_.QuotaOf(pod, node)[core::ShareResource::kGpu].value();
+    if (node == core::kNone) continue;
+    const Rooms before = RoomOf(node);
+    Rooms after = before;
+    // An evicted pod's CPU is releasing on its node (CPU-only victims too); its GPU only where
+    // it holds devices.
+    after.cpu_milli += sign * session_.pod(pod).request.cpu_milli.value();
+    if (NeedsGpuDevices(session_.pod(pod))) {
+      after.gpu_milli += sign * session_.QuotaOf(pod, node)[core::ShareResource::kGpu].value();
+    }
     slots_ += SlotsIn(after) - SlotsIn(before);
-    nodes_fitting_largest_ += (after >= largest_ ? 1 : 0) - (before >= largest_ ? 1 : 0);
+    nodes_fitting_largest_ += (FitsLargest(after) ? 1 : 0) - (FitsLargest(before) ? 1 : 0);
     changed_[node] = after;
   }
 }

@@ -27,10 +27,13 @@ Room FreeRoom(const framework::Session& session);
 // What `pods` ask for (pending) or hold (on their node).
 Room Need(const framework::Session& session, const std::vector<Index>& pods, bool on_node);
 
-// Per-node GPU room (free + releasing + what accumulated victims hold there), and whether the
-// preemptor's GPU pods could possibly fit: a necessary condition checked before any real try.
-// Built from the state's nodes ordered by room, reading only nodes with room for the smallest
-// pod (in a busy cluster a small part of it; every preemptor builds one), and kept
+// Per-node room (free + releasing + what accumulated victims hold there) in GPU and CPU, and
+// whether the preemptor's GPU pods could possibly fit: a necessary condition checked before any
+// real try. A node can hold k of the pods only with k times the smallest GPU need and k times the
+// smallest CPU need; the pod asking for the most GPU needs one node with room for its GPU and
+// CPU both (GPU alone let searches try, and fail, on nodes whose CPU was taken).
+// Built from the state's nodes ordered by GPU room, reading only nodes with room for the
+// smallest pod (in a busy cluster a small part of it; every preemptor builds one), and kept
 // incrementally: adding a victim costs O(its pods).
 class NodeRoom {
  public:
@@ -45,15 +48,22 @@ class NodeRoom {
   }
 
  private:
-  int64_t RoomOf(Index node) const;
-  int64_t SlotsIn(int64_t room) const { return room > 0 ? room / smallest_ : 0; }
+  struct Rooms {
+    int64_t gpu_milli = 0;
+    int64_t cpu_milli = 0;
+  };
+  Rooms RoomOf(Index node) const;
+  int64_t SlotsIn(const Rooms& room) const;
+  bool FitsLargest(const Rooms& room) const {
+    return room.gpu_milli >= largest_.gpu_milli && room.cpu_milli >= largest_.cpu_milli;
+  }
   void Add(const VictimUnit& unit, int64_t sign);
 
   const framework::Session& session_;
-  std::map<Index, int64_t> changed_;  // by node: room where victims were added
+  std::map<Index, Rooms> changed_;  // by node: room where victims were added
   int64_t gpu_tasks_ = 0;
-  int64_t smallest_ = 0;
-  int64_t largest_ = 0;
+  Rooms smallest_;  // the least GPU and the least CPU any GPU pod asks for
+  Rooms largest_;   // the GPU pod asking for the most GPU (then CPU): its GPU and CPU
   int64_t slots_ = 0;
   int64_t nodes_fitting_largest_ = 0;
 };

@@ -65,24 +65,44 @@ void ClusterState::UpdateRoom(Index node) {
     usable_gpu_room_ += gpu - gpu_room_[n];
     usable_cpu_room_ += cpu - cpu_room_[n];
   }
-  if (!filed_room_.empty() && filed_room_[n]) {
-    gpu_room_order_.erase({gpu_room_[n], node});
-    cpu_room_order_.erase({cpu_room_[n], node});
-  }
-  gpu_room_order_.insert({gpu, node});
-  cpu_room_order_.insert({cpu, node});
-  if (filed_room_.empty()) filed_room_.assign(nodes_.size(), false);
-  filed_room_[n] = true;
   gpu_room_[n] = gpu;
   cpu_room_[n] = cpu;
   bool releasing = !(nodes_[n].releasing == core::ResourceVector{});
   for (const DeviceState& d : nodes_[n].devices)
     releasing = releasing || !d.releasing_milli.is_zero();
-  if (releasing) {
-    releasing_nodes_.insert(node);
-  } else {
-    releasing_nodes_.erase(node);
+  if (releasing_.empty()) releasing_.assign(nodes_.size(), false);
+  releasing_[n] = releasing;
+  if (unfiled_.empty()) unfiled_.assign(nodes_.size(), false);
+  if (!unfiled_[n]) {
+    unfiled_[n] = true;
+    unfiled_list_.push_back(node);
   }
+}
+
+void ClusterState::FileChangedNodes() const {
+  if (filed_.empty()) filed_.assign(nodes_.size(), Filed{});
+  for (Index node : unfiled_list_) {
+    const size_t n = static_cast<size_t>(node);
+    unfiled_[n] = false;
+    Filed& f = filed_[n];
+    if (!f.in_orders || f.gpu_room != gpu_room_[n]) {
+      if (f.in_orders) gpu_room_order_.erase({f.gpu_room, node});
+      gpu_room_order_.insert({gpu_room_[n], node});
+    }
+    if (!f.in_orders || f.cpu_room != cpu_room_[n]) {
+      if (f.in_orders) cpu_room_order_.erase({f.cpu_room, node});
+      cpu_room_order_.insert({cpu_room_[n], node});
+    }
+    if (!f.in_orders || f.releasing != releasing_[n]) {
+      if (releasing_[n]) {
+        releasing_nodes_.insert(node);
+      } else {
+        releasing_nodes_.erase(node);
+      }
+    }
+    f = {true, gpu_room_[n], cpu_room_[n], releasing_[n]};
+  }
+  unfiled_list_.clear();
 }
 
 const NodeOrderIndex& ClusterState::OrderIndex(NodeOrderIndex::Resource resource, bool binpack,

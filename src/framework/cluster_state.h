@@ -96,17 +96,27 @@ class ClusterState {
   // milli-GPU), and the totals over usable nodes of that and of CPU (idle + releasing): kept
   // current per change so the victim solver's room checks cost nothing per node.
   int64_t gpu_room_milli(Index node) const { return gpu_room_[static_cast<size_t>(node)]; }
+  int64_t cpu_room_milli(Index node) const { return cpu_room_[static_cast<size_t>(node)]; }
   int64_t usable_gpu_room_milli() const { return usable_gpu_room_; }
   int64_t usable_cpu_room_milli() const { return usable_cpu_room_; }
   // Nodes with anything releasing (resources or a device portion): the only nodes where a pod
   // can fit that does not fit on idle resources.
-  const std::set<Index>& releasing_nodes() const { return releasing_nodes_; }
+  const std::set<Index>& releasing_nodes() const {
+    FileChangedNodes();
+    return releasing_nodes_;
+  }
   // Nodes by GPU room and by CPU room (idle + releasing CPU), least first: those with at least
   // a pod's need are the only ones it can fit on at all (GPU room is a bound when no device
   // is over-committed).
   using RoomOrder = std::set<std::pair<int64_t, Index>>;
-  const RoomOrder& gpu_room_order() const { return gpu_room_order_; }
-  const RoomOrder& cpu_room_order() const { return cpu_room_order_; }
+  const RoomOrder& gpu_room_order() const {
+    FileChangedNodes();
+    return gpu_room_order_;
+  }
+  const RoomOrder& cpu_room_order() const {
+    FileChangedNodes();
+    return cpu_room_order_;
+  }
 
  private:
   const core::Snapshot* snapshot_;
@@ -118,10 +128,23 @@ class ClusterState {
   std::vector<int64_t> cpu_room_;  // by node
   int64_t usable_gpu_room_ = 0;
   int64_t usable_cpu_room_ = 0;
-  std::set<Index> releasing_nodes_;
-  RoomOrder gpu_room_order_;
-  RoomOrder cpu_room_order_;
-  std::vector<bool> filed_room_;  // by node: in the room orders
+  std::vector<bool> releasing_;  // by node: something releasing on it
+  // The orders above are filed lazily, when read: a victim search evicts and restores hundreds
+  // of pods between two reads, and a node whose room is back where it was filed costs nothing.
+  // Each node is filed under the values in `filed_`.
+  struct Filed {
+    bool in_orders = false;
+    int64_t gpu_room = 0;
+    int64_t cpu_room = 0;
+    bool releasing = false;
+  };
+  void FileChangedNodes() const;
+  mutable std::set<Index> releasing_nodes_;
+  mutable RoomOrder gpu_room_order_;
+  mutable RoomOrder cpu_room_order_;
+  mutable std::vector<Filed> filed_;   // by node
+  mutable std::vector<bool> unfiled_;  // by node: changed since filed
+  mutable std::vector<Index> unfiled_list_;
 
   // Recomputes the node's room and the usable totals.
   void UpdateRoom(Index node);
