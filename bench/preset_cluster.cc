@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -15,6 +16,8 @@ namespace {
 // A preset by name, or one of the variants the benchmarks and tests add:
 //   scaled-<N>         large's shape at N nodes: 10 running pods and 2 pending groups per
 //                      node, 100 leaf queues (the cost curve)
+//   teams-<N>          the same with one leaf queue per 10 nodes (N/100 departments of 10
+//                      projects: large at 1,000): bigger clusters have more teams
 //   small-pools-mixed  small with three node pools and every fourth node of 4 x 40 GB
 Result<generate::ClusterSpec> SpecFor(const std::string& name) {
   if (name.rfind("scaled-", 0) == 0) {
@@ -24,6 +27,14 @@ Result<generate::ClusterSpec> SpecFor(const std::string& name) {
     spec.nodes = nodes;
     spec.running_pods = nodes * 10;
     spec.pending_groups = nodes * 2;
+    return spec;
+  }
+  if (name.rfind("teams-", 0) == 0) {
+    Result<generate::ClusterSpec> scaled = SpecFor("scaled-" + name.substr(6));
+    if (!scaled.ok()) return scaled;
+    generate::ClusterSpec spec = scaled.value();
+    spec.departments = std::max(1, spec.nodes / 100);
+    spec.projects_per_department = 10;
     return spec;
   }
   if (name == "small-pools-mixed") {

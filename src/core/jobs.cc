@@ -4,7 +4,6 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "core/build_steps.h"
 #include "core/time_text.h"
@@ -219,55 +218,74 @@ std::vector<Job> BuildJobs(const std::vector<const PodGroupObject*>& pod_groups,
                            const SnapshotOptions& options, const std::vector<Queue>& queues,
                            std::vector<Pod>& pods, Reporter& reporter) {
   const PriorityTable priorities = BuildPriorityTable(priority_classes);
-  // Jobs are collected unordered and sorted by key once; the set answers "is this key taken"
-  // (membership only, so its order decides nothing).
+  // Jobs are collected unordered and sorted by key once. `made` answers "is this key taken, and
+  // by which job" (lookups only, so its order decides nothing); its keys view the jobs' own,
+  // which stay put: the vector is reserved for every job there can be.
   std::vector<Job> jobs;
-  std::unordered_set<std::string> taken;
+  jobs.reserve(pod_groups.size() + pods.size());
+  std::unordered_map<std::string_view, Index> made;
+  made.reserve(jobs.capacity());
+  const auto add = [&](Job job) {
+    jobs.push_back(std::move(job));
+    made.emplace(jobs.back().key, static_cast<Index>(jobs.size() - 1));
+  };
   for (const PodGroupObject* group : pod_groups) {
     const PodGroupObject& o = *group;
-    std::string key = o.meta.Key();
-    if (!taken.insert(key).second) {
+    if (made.count(o.meta.Key())) {
       reporter.Warn(o.meta, "PodGroup", "metadata.name",
                     "duplicate pod group; the first definition is used");
       continue;
     }
-    jobs.push_back(JobFromPodGroup(o, options, priorities, reporter));
+    add(JobFromPodGroup(o, options, priorities, reporter));
   }
-  std::vector<std::string> job_key_of_pod(pods.size());
+  std::vector<Index> made_job_of_pod(pods.size(), kNone);  // index into `jobs` as made
   for (size_t i = 0; i < pods.size(); ++i) {
     const Pod& pod = pods[i];
     if (!pod.ours) continue;
     if (pod.pod_group_name.empty()) {
       Job job = ImplicitJob(pod, options, priorities, reporter);
-      while (taken.count(job.key)) job.key += "-implicit";
-      taken.insert(job.key);
-      job_key_of_pod[i] = job.key;
-      jobs.push_back(std::move(job));
+      while (made.count(job.key)) job.key += "-implicit";
+      add(std::move(job));
+      made_job_of_pod[i] = static_cast<Index>(jobs.size() - 1);
       continue;
     }
     std::string key = pod.meta.namespace_name + "/" + pod.pod_group_name;
-    job_key_of_pod[i] = key;
-    if (!taken.count(key)) {
-      // The annotation names a PodGroup that is not there: keep the pods together, pending.
-      Job job = ImplicitJob(pod, options, priorities, reporter);
-      job.key = key;
-      job.name = pod.pod_group_name;
-      job.problems.push_back("PodGroup " + key +
-                             " (named by the pod-group-name annotation) does not exist");
-      reporter.Warn(pod.meta, "Pod", "metadata.annotations[pod-group-name]",
-                    "PodGroup " + key + " does not exist; the pod will not be scheduled");
-      taken.insert(key);
-      jobs.push_back(std::move(job));
+    if (const auto it = made.find(key); it != made.end()) {
+      made_job_of_pod[i] = it->second;
+      continue;
     }
+    // The annotation names a PodGroup that is not there: keep the pods together, pending.
+    Job job = ImplicitJob(pod, options, priorities, reporter);
+    job.key = std::move(key);
+    job.name = pod.pod_group_name;
+    job.problems.push_back("PodGroup " + job.key +
+                           " (named by the pod-group-name annotation) does not exist");
+    reporter.Warn(pod.meta, "Pod", "metadata.annotations[pod-group-name]",
+                  "PodGroup " + job.key + " does not exist; the pod will not be scheduled");
+    add(std::move(job));
+    made_job_of_pod[i] = static_cast<Index>(jobs.size() - 1);
   }
-  std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.key < b.key; });
-  std::unordered_map<std::string_view, Index> index_of;
-  index_of.reserve(jobs.size());
-  for (size_t j = 0; j < jobs.size(); ++j) index_of.emplace(jobs[j].key, static_cast<Index>(j));
+  made.clear();  // its keys view jobs about to move
+  // Sorted by key through a permutation: jobs are moved once, not swapped about by the sort.
+  std::vector<Index> order(jobs.size());
+  for (size_t j = 0; j < order.size(); ++j) order[j] = static_cast<Index>(j);
+  std::sort(order.begin(), order.end(), [&jobs](Index a, Index b) {
+    return jobs[static_cast<size_t>(a)].key < jobs[static_cast<size_t>(b)].key;
+  });
+  std::vector<Index> sorted_index(jobs.size());
+  std::vector<Job> sorted;
+  sorted.reserve(jobs.size());
+  for (Index made_index : order) {
+    sorted_index[static_cast<size_t>(made_index)] = static_cast<Index>(sorted.size());
+    sorted.push_back(std::move(jobs[static_cast<size_t>(made_index)]));
+  }
+  jobs = std::move(sorted);
   for (size_t i = 0; i < pods.size(); ++i) {
-    if (!job_key_of_pod[i].empty()) pods[i].job = index_of.at(job_key_of_pod[i]);
+    const Index made_index = made_job_of_pod[i];
+    if (made_index != kNone) pods[i].job = sorted_index[static_cast<size_t>(made_index)];
   }
-  for (Job& job : jobs) {
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    Job& job = jobs[j];
     const size_t known_problems = job.problems.size();
     ResolveQueue(job, queues);
     if (job.problems.size() == known_problems) continue;
@@ -279,7 +297,7 @@ std::vector<Job> BuildJobs(const std::vector<const PodGroupObject*>& pod_groups,
     }
     for (size_t i = 0; meta.source.empty() && i < pods.size(); ++i) {
       // An implicit group has no object of its own: name the file of its pod.
-      if (job_key_of_pod[i] == job.key) meta.source = pods[i].meta.source;
+      if (pods[i].job == static_cast<Index>(j)) meta.source = pods[i].meta.source;
     }
     reporter.Warn(meta, job.implicit ? "implicit PodGroup" : "PodGroup",
                   job.implicit ? "queue label" : "spec.queue",

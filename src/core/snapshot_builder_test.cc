@@ -177,6 +177,40 @@ TEST(PodGroupResolution, PodsJoinTheirAnnotatedGroup) {
   EXPECT_EQ(job.sub_groups[0].pods.size(), 2u);
 }
 
+TEST(PodGroupResolution, DuplicateGroupsAndCollidingImplicitNamesKeepEveryPodInItsJob) {
+  ClusterObjects objects;
+  objects.queues.push_back(MakeQueue("a"));
+  objects.queues.push_back(MakeQueue("b"));
+  // Two definitions of ns/gang: the first is used. An explicit group named pg-solo takes the
+  // key the implicit group of pod "solo" would get, which then gets a suffix.
+  objects.pod_groups.push_back(MakeGroup("ns", "gang").Queue("a").MinMember(2));
+  objects.pod_groups.push_back(MakeGroup("ns", "gang").Queue("b").MinMember(5));
+  objects.pod_groups.push_back(MakeGroup("ns", "pg-solo").Queue("b"));
+  objects.pods.push_back(MakePod("ns", "solo").Queue("a"));
+  objects.pods.push_back(MakePod("ns", "g-1").Group("gang"));
+  objects.pods.push_back(MakePod("ns", "g-0").Group("gang"));
+  objects.pods.push_back(MakePod("ns", "x").Group("pg-solo"));
+  const SnapshotBuild b = Build(objects);
+  const Snapshot& s = b.snapshot;
+  ASSERT_EQ(s.jobs.size(), 3u);
+  for (size_t j = 1; j < s.jobs.size(); ++j) EXPECT_LT(s.jobs[j - 1].key, s.jobs[j].key);
+  const Job& gang = JobByKey(s, "ns/gang");
+  EXPECT_EQ(gang.queue_name, "a");
+  EXPECT_EQ(gang.min_member, 2);
+  ASSERT_EQ(gang.pods.size(), 2u);
+  EXPECT_EQ(s.pods[static_cast<size_t>(gang.pods[0])].key, "ns/g-0");
+  EXPECT_EQ(s.pods[static_cast<size_t>(gang.pods[1])].key, "ns/g-1");
+  EXPECT_EQ(PodByKey(s, "ns/solo").job, s.FindJob("ns/pg-solo-implicit"));
+  EXPECT_TRUE(JobByKey(s, "ns/pg-solo-implicit").implicit);
+  EXPECT_EQ(PodByKey(s, "ns/x").job, s.FindJob("ns/pg-solo"));
+  EXPECT_FALSE(JobByKey(s, "ns/pg-solo").implicit);
+  bool warned = false;
+  for (const Diagnostic& d : b.diagnostics) {
+    warned |= d.object == "PodGroup ns/gang" && d.message.find("duplicate") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
+}
+
 TEST(PodGroupResolution, MissingQueueNonLeafQueueAndMissingGroupAreProblems) {
   ClusterObjects objects;
   objects.queues.push_back(MakeQueue("dept"));
