@@ -9,10 +9,10 @@
 
 namespace quotient::bench {
 
-// The objects of preset `name` (small, large, xlarge, reclaim-1000; and scaled-<N>, large's
-// shape at N nodes, and small-pools-mixed: see preset_cluster.cc). Exits the process with a
-// message when the name is unknown or the text does not load cleanly: a benchmark of a broken
-// cluster would measure nothing.
+// The objects of preset `name` (small, large, xlarge, reclaim-1000; and scaled-<N> and
+// teams-<N>, large's shape at N nodes, and small-pools-mixed: see preset_cluster.cc). Exits the
+// process with a message when the name is unknown or the text does not load cleanly: a benchmark
+// of a broken cluster would measure nothing.
 const core::ClusterObjects& PresetObjects(const std::string& name);
 
 // The process's peak resident memory so far, in MiB (getrusage).
