@@ -36,6 +36,16 @@ telemetry::QueueMetrics QueueMetricsOf(const scheduler::QueueReport& q) {
   m.fair_share_memory_bytes = q.fair_share[core::ShareResource::kMemory].value();
   // KAI's queue_*_usage is historical usage from its usage database (time-based fair share),
   // which Quotient does not keep yet: left at 0 rather than filled with something else.
+  const auto quota = [&q](core::ShareResource r) -> std::optional<int64_t> {
+    if (q.deserved[r].is_unlimited()) return std::nullopt;
+    return q.deserved[r].amount().value();
+  };
+  m.deserved_gpu_milli = quota(core::ShareResource::kGpu);
+  m.deserved_cpu_millicores = quota(core::ShareResource::kCpu);
+  m.deserved_memory_bytes = quota(core::ShareResource::kMemory);
+  m.allocated_gpu_milli = q.allocated[core::ShareResource::kGpu].value();
+  m.allocated_cpu_millicores = q.allocated[core::ShareResource::kCpu].value();
+  m.allocated_memory_bytes = q.allocated[core::ShareResource::kMemory].value();
   return m;
 }
 

@@ -142,6 +142,34 @@ SchedulerMetrics::SchedulerMetrics(std::string prefix)
               .Name(Name("queue_gpu_usage"))
               .Help("Historical GPU usage of queue, as a gauge. Value is in GPU devices")
               .Register(registry_)),
+      queue_info_(BuildGauge()
+                      .Name(Name("queue_info"))
+                      .Help("Queues the scheduler knows, one series per queue with value 1")
+                      .Register(registry_)),
+      queue_deserved_gpus_(BuildGauge()
+                               .Name(Name("queue_deserved_gpus"))
+                               .Help("GPU quota of queue (spec), -1 for unlimited")
+                               .Register(registry_)),
+      queue_quota_cpu_(BuildGauge()
+                           .Name(Name("queue_quota_cpu_cores"))
+                           .Help("CPU quota of queue (spec) in cores, -1 for unlimited")
+                           .Register(registry_)),
+      queue_quota_memory_(BuildGauge()
+                              .Name(Name("queue_quota_memory_bytes"))
+                              .Help("Memory quota of queue (spec) in bytes, -1 for unlimited")
+                              .Register(registry_)),
+      queue_allocated_gpus_(BuildGauge()
+                                .Name(Name("queue_allocated_gpus"))
+                                .Help("GPUs allocated to the queue's pods")
+                                .Register(registry_)),
+      queue_allocated_cpu_(BuildGauge()
+                               .Name(Name("queue_allocated_cpu_cores"))
+                               .Help("CPU cores allocated to the queue's pods")
+                               .Register(registry_)),
+      queue_allocated_memory_(BuildGauge()
+                                  .Name(Name("queue_allocated_memory_bytes"))
+                                  .Help("Memory bytes allocated to the queue's pods")
+                                  .Register(registry_)),
       cycle_duration_(BuildHistogram()
                           .Name(Name("cycle_duration_seconds"))
                           .Help("Duration of a whole scheduling cycle in seconds")
@@ -226,9 +254,19 @@ void SchedulerMetrics::PodEvicted(std::string_view podgroup, std::string_view ui
 
 SchedulerMetrics::QueueSeries SchedulerMetrics::AddQueueSeries(const std::string& queue_name) {
   prometheus::Labels labels{{"queue_name", queue_name}};
-  return {&queue_fair_share_cpu_.Add(labels), &queue_fair_share_memory_.Add(labels),
-          &queue_fair_share_gpu_.Add(labels), &queue_usage_cpu_.Add(labels),
-          &queue_usage_memory_.Add(labels),   &queue_usage_gpu_.Add(labels)};
+  return {&queue_fair_share_cpu_.Add(labels),
+          &queue_fair_share_memory_.Add(labels),
+          &queue_fair_share_gpu_.Add(labels),
+          &queue_usage_cpu_.Add(labels),
+          &queue_usage_memory_.Add(labels),
+          &queue_usage_gpu_.Add(labels),
+          &queue_info_.Add(labels),
+          &queue_deserved_gpus_.Add(labels),
+          &queue_quota_cpu_.Add(labels),
+          &queue_quota_memory_.Add(labels),
+          &queue_allocated_gpus_.Add(labels),
+          &queue_allocated_cpu_.Add(labels),
+          &queue_allocated_memory_.Add(labels)};
 }
 
 void SchedulerMetrics::RemoveQueueSeries(const QueueSeries& series) {
@@ -238,6 +276,13 @@ void SchedulerMetrics::RemoveQueueSeries(const QueueSeries& series) {
   queue_usage_cpu_.Remove(series.usage_cpu);
   queue_usage_memory_.Remove(series.usage_memory);
   queue_usage_gpu_.Remove(series.usage_gpu);
+  queue_info_.Remove(series.info);
+  queue_deserved_gpus_.Remove(series.deserved_gpu);
+  queue_quota_cpu_.Remove(series.quota_cpu);
+  queue_quota_memory_.Remove(series.quota_memory);
+  queue_allocated_gpus_.Remove(series.allocated_gpu);
+  queue_allocated_cpu_.Remove(series.allocated_cpu);
+  queue_allocated_memory_.Remove(series.allocated_memory);
 }
 
 void SchedulerMetrics::SetQueues(const std::vector<QueueMetrics>& queues) {
@@ -256,6 +301,17 @@ void SchedulerMetrics::SetQueues(const std::vector<QueueMetrics>& queues) {
     series.usage_cpu->Set(InUnits(queue.usage_cpu_millicores, kMillicoresPerCore));
     series.usage_memory->Set(InUnits(queue.usage_memory_bytes, kBytesPerGb));
     series.usage_gpu->Set(InUnits(queue.usage_gpu_milli, kMilliGpusPerGpu));
+    // The queue controller's: quotas as in the spec (-1 unlimited), memory in bytes.
+    const auto quota = [](const std::optional<int64_t>& amount, double per_unit) {
+      return amount ? InUnits(*amount, per_unit) : -1.0;
+    };
+    series.info->Set(1);
+    series.deserved_gpu->Set(quota(queue.deserved_gpu_milli, kMilliGpusPerGpu));
+    series.quota_cpu->Set(quota(queue.deserved_cpu_millicores, kMillicoresPerCore));
+    series.quota_memory->Set(quota(queue.deserved_memory_bytes, 1));
+    series.allocated_gpu->Set(InUnits(queue.allocated_gpu_milli, kMilliGpusPerGpu));
+    series.allocated_cpu->Set(InUnits(queue.allocated_cpu_millicores, kMillicoresPerCore));
+    series.allocated_memory->Set(InUnits(queue.allocated_memory_bytes, 1));
   }
   for (auto it = queues_.begin(); it != queues_.end();) {
     if (present.contains(it->first)) {

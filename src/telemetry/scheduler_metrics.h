@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,15 @@ struct QueueMetrics {
   int64_t usage_cpu_millicores = 0;
   int64_t usage_memory_bytes = 0;
   int64_t usage_gpu_milli = 0;
+  // What KAI's queue controller exports (queue_deserved_gpus, queue_quota_*, queue_allocated_*):
+  // the spec quota, empty = unlimited (exported as -1, as KAI does), and what the queue's pods
+  // hold now.
+  std::optional<int64_t> deserved_gpu_milli = std::nullopt;
+  std::optional<int64_t> deserved_cpu_millicores = std::nullopt;
+  std::optional<int64_t> deserved_memory_bytes = std::nullopt;
+  int64_t allocated_gpu_milli = 0;
+  int64_t allocated_cpu_millicores = 0;
+  int64_t allocated_memory_bytes = 0;
 };
 
 // A prefix is a metric-name start: [a-zA-Z_][a-zA-Z0-9_]*, or empty for bare names (KAI's
@@ -104,6 +114,13 @@ class SchedulerMetrics {
     prometheus::Gauge* usage_cpu;
     prometheus::Gauge* usage_memory;
     prometheus::Gauge* usage_gpu;
+    prometheus::Gauge* info;
+    prometheus::Gauge* deserved_gpu;
+    prometheus::Gauge* quota_cpu;
+    prometheus::Gauge* quota_memory;
+    prometheus::Gauge* allocated_gpu;
+    prometheus::Gauge* allocated_cpu;
+    prometheus::Gauge* allocated_memory;
   };
   QueueSeries AddQueueSeries(const std::string& queue_name);
   void RemoveQueueSeries(const QueueSeries& series);
@@ -130,6 +147,14 @@ class SchedulerMetrics {
   prometheus::Family<prometheus::Gauge>& queue_usage_cpu_;
   prometheus::Family<prometheus::Gauge>& queue_usage_memory_;
   prometheus::Family<prometheus::Gauge>& queue_usage_gpu_;
+  // KAI's queue-controller metrics (a separate component there).
+  prometheus::Family<prometheus::Gauge>& queue_info_;
+  prometheus::Family<prometheus::Gauge>& queue_deserved_gpus_;
+  prometheus::Family<prometheus::Gauge>& queue_quota_cpu_;
+  prometheus::Family<prometheus::Gauge>& queue_quota_memory_;
+  prometheus::Family<prometheus::Gauge>& queue_allocated_gpus_;
+  prometheus::Family<prometheus::Gauge>& queue_allocated_cpu_;
+  prometheus::Family<prometheus::Gauge>& queue_allocated_memory_;
 
   // Quotient's additions.
   prometheus::Histogram& cycle_duration_;

@@ -70,6 +70,30 @@ TEST(SchedulerMetrics, QueueQuantitiesAreConvertedFromFixedPointToKaiUnits) {
   EXPECT_EQ(Sample(text, "quotient_queue_gpu_usage" + labels), 1);
 }
 
+TEST(SchedulerMetrics, QueueControllerSeriesGiveQuotaAsInTheSpecAndTheAllocation) {
+  SchedulerMetrics metrics;
+  QueueMetrics queue;
+  queue.name = "team-a";
+  queue.deserved_gpu_milli = 2500;               // 2.5 GPUs
+  queue.deserved_cpu_millicores = std::nullopt;  // unlimited
+  queue.deserved_memory_bytes = 4'000'000'000;   // 4 GB
+  queue.allocated_gpu_milli = 3000;
+  queue.allocated_cpu_millicores = 1500;
+  queue.allocated_memory_bytes = 2'000'000'000;
+  metrics.SetQueues({queue});
+  const std::string text = metrics.Text();
+  const std::string labels = "{queue_name=\"team-a\"}";
+  EXPECT_EQ(Sample(text, "quotient_queue_info" + labels), 1);
+  EXPECT_EQ(Sample(text, "quotient_queue_deserved_gpus" + labels), 2.5);
+  EXPECT_EQ(Sample(text, "quotient_queue_quota_cpu_cores" + labels), -1);
+  EXPECT_EQ(Sample(text, "quotient_queue_quota_memory_bytes" + labels), 4e9);
+  EXPECT_EQ(Sample(text, "quotient_queue_allocated_gpus" + labels), 3);
+  EXPECT_EQ(Sample(text, "quotient_queue_allocated_cpu_cores" + labels), 1.5);
+  EXPECT_EQ(Sample(text, "quotient_queue_allocated_memory_bytes" + labels), 2e9);
+  metrics.SetQueues({});
+  EXPECT_EQ(metrics.Text().find("queue_name="), std::string::npos);
+}
+
 TEST(SchedulerMetrics, AQueueMissingFromTheNextSetLosesItsSeries) {
   SchedulerMetrics metrics;
   QueueMetrics a{.name = "a", .fair_share_gpu_milli = 1000};

@@ -265,6 +265,10 @@ TEST(SchedulerE2ETest, BindsPodsOfItsNameKeepsAnOversizedGangPendingAndLeavesOth
   for (const char* name : {"quotient_binds_total 9", "quotient_e2e_scheduling_latency_milliseconds",
                            "quotient_action_scheduling_latency_milliseconds{action=\"allocate\"}",
                            "quotient_queue_fair_share_gpu{queue_name=\"e2e-team\"} 16",
+                           "quotient_queue_deserved_gpus{queue_name=\"e2e-team\"} 16",
+                           "quotient_queue_quota_cpu_cores{queue_name=\"e2e-team\"} -1",
+                           "quotient_queue_info{queue_name=\"e2e-team\"} 1",
+                           "quotient_queue_allocated_gpus{queue_name=\"e2e-team\"}",
                            "quotient_podgroups_scheduled_by_action{action=\"allocate\"}",
                            "quotient_cycle_duration_seconds_bucket"}) {
     EXPECT_NE(metrics.body.find(name), std::string::npos) << name;
