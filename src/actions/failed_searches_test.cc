@@ -42,10 +42,11 @@ class FailedSearchesTest : public ::testing::Test {
   }
 
   core::Snapshot snapshot_;
+  framework::SchedulerConfig config_;
 };
 
 TEST_F(FailedSearchesTest, AlikePreemptorsShareAKeyAndOthersDoNot) {
-  framework::Session session(snapshot_, framework::SchedulerConfig{});
+  framework::Session session(snapshot_, config_);
   FailedSearches failed(session);
   const std::string one = Key(failed, "one", "one-0");
   ASSERT_FALSE(one.empty());
@@ -58,7 +59,7 @@ TEST_F(FailedSearchesTest, AlikePreemptorsShareAKeyAndOthersDoNot) {
 }
 
 TEST_F(FailedSearchesTest, AFailureHoldsUntilTheStateChanges) {
-  framework::Session session(snapshot_, framework::SchedulerConfig{});
+  framework::Session session(snapshot_, config_);
   FailedSearches failed(session);
   const std::string key = Key(failed, "one", "one-0");
   EXPECT_FALSE(failed.KnownToFail(key));

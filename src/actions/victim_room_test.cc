@@ -32,10 +32,11 @@ class NodeRoomTest : public ::testing::Test {
     return {snapshot_.pods[static_cast<size_t>(p)].job, {p}};
   }
   core::Snapshot snapshot_;
+  framework::SchedulerConfig config_;
 };
 
 TEST_F(NodeRoomTest, GpuRoomOnANodeWithoutCpuIsNoRoom) {
-  framework::Session session(snapshot_, framework::SchedulerConfig{});
+  framework::Session session(snapshot_, config_);
   NodeRoom room(session, {snapshot_.FindPod("ns/preemptor")});
   EXPECT_FALSE(room.CouldFit());  // a free GPU, but 0 cores idle
   const VictimUnit gpu_user = Unit("gpu-user");

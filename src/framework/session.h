@@ -25,6 +25,9 @@ namespace quotient::framework {
 class Session {
  public:
   Session(const core::Snapshot& snapshot, const SchedulerConfig& config);
+  // The session keeps references to both: temporaries would dangle.
+  Session(core::Snapshot&&, const SchedulerConfig&) = delete;
+  Session(const core::Snapshot&, SchedulerConfig&&) = delete;
 
   const core::Snapshot& snapshot() const { return snapshot_; }
   const SchedulerConfig& config() const { return config_; }

@@ -68,8 +68,7 @@ PodReport ReportPod(const framework::Session& session, const core::Pod& pod, con
 }
 
 PodGroupReport ReportGroup(const framework::Session& session, const core::Job& job,
-                           core::Index index,
-                           const std::map<std::string, std::string>& pod_status) {
+                           core::Index index, const std::vector<std::string>& pod_status) {
   PodGroupReport r;
   r.pod_group = job.key;
   r.queue = job.queue_name;
@@ -129,7 +128,7 @@ PodGroupReport ReportGroup(const framework::Session& session, const core::Job& j
     int32_t active = 0;
     int32_t placed = 0;
     for (core::Index i : sg.pods) {
-      const std::string& st = pod_status.at(session.snapshot().pods[static_cast<size_t>(i)].key);
+      const std::string& st = pod_status[static_cast<size_t>(i)];
       active += st == "Running" || st == "Bound";
       placed += st == "Running" || st == "Bound" || st == "Pipelined";
     }
@@ -137,7 +136,7 @@ PodGroupReport ReportGroup(const framework::Session& session, const core::Job& j
     all_placed = all_placed && placed >= sg.min_member;
   }
   for (core::Index i : job.pods) {
-    const std::string& st = pod_status.at(session.snapshot().pods[static_cast<size_t>(i)].key);
+    const std::string& st = pod_status[static_cast<size_t>(i)];
     any_pod = true;
     any_alive = any_alive || (st != "Succeeded" && st != "Failed");
     any_failed = any_failed || st == "Failed";
@@ -155,7 +154,7 @@ PodGroupReport ReportGroup(const framework::Session& session, const core::Job& j
     std::set<std::string> seen;
     for (core::Index i : job.pods) {
       const core::Pod& pod = session.snapshot().pods[static_cast<size_t>(i)];
-      if (pod_status.at(pod.key) != "Pending") continue;
+      if (pod_status[static_cast<size_t>(i)] != "Pending") continue;
       std::string reason = PendingReason(session, job, index, pod);
       if (seen.insert(reason).second) r.reasons.push_back(std::move(reason));
     }
@@ -188,11 +187,12 @@ void ReportFinalState(const framework::Session& session, const std::vector<Decis
   const core::Snapshot& s = session.snapshot();
   LastCycle last;
   for (const Decision& d : decisions) last.by_pod[d.pod] = &d;
-  std::map<std::string, std::string> pod_status;
-  for (const core::Pod& pod : s.pods) {
+  std::vector<std::string> pod_status(s.pods.size());  // by pod: its status in the report
+  for (size_t i = 0; i < s.pods.size(); ++i) {
+    const core::Pod& pod = s.pods[i];
     if (pod.job == core::kNone) continue;
     report.pods.push_back(ReportPod(session, pod, last, bound_by_run));
-    pod_status[pod.key] = report.pods.back().status;
+    pod_status[i] = report.pods.back().status;
   }
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     report.pod_groups.push_back(

@@ -221,9 +221,7 @@ void SchedulerService::RunCycle() {
 
   // What users read: pending reasons, PodGroup and Queue status, annotations.
   std::set<std::string> pending;
-  std::map<std::string, std::string> group_of;
   for (const scheduler::PodReport& pod : report.pods) {
-    group_of[pod.pod] = pod.pod_group;
     if (pod.status != "Pending" || pod.reason.empty()) continue;
     pending.insert(pod.pod);
     // An implicit group has no PodGroup object to mark.
@@ -250,7 +248,12 @@ void SchedulerService::RunCycle() {
   std::map<std::string, std::set<std::string>> scheduled_by_action;
   std::map<std::string, std::set<std::string>> acted_on_by_action;
   for (const framework::Decision& d : cycle.decisions) {
-    const std::string& group = group_of[d.pod];
+    // The decided pod's group, from the snapshot (a lookup per decision, not a map of every pod).
+    const core::Index decided = snapshot.FindPod(d.pod);
+    const core::Index job =
+        decided == core::kNone ? core::kNone : snapshot.pods[static_cast<size_t>(decided)].job;
+    const std::string group =
+        job == core::kNone ? std::string() : snapshot.jobs[static_cast<size_t>(job)].key;
     acted_on_by_action[d.action].insert(group);
     if (d.kind == framework::DecisionKind::kBind) {
       scheduled_by_action[d.action].insert(group);
