@@ -34,6 +34,8 @@ std::vector<Queue> BuildQueues(const std::vector<QueueObject>& objects, Reporter
 // sorted by name / key.
 Node NodeFromObject(const NodeObject& o, const SnapshotOptions& options, Reporter& reporter);
 Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& reporter);
+// A pod's status from its phase, deletion, whether it has a node and whether it is gated.
+PodStatus StatusOf(PodPhase phase, bool deleting, bool has_node, bool gated);
 std::vector<Node> BuildNodes(const std::vector<NodeObject>& objects, const SnapshotOptions& options,
                              Reporter& reporter);
 std::vector<Pod> BuildPods(const std::vector<PodObject>& objects, const SnapshotOptions& options,

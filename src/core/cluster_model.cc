@@ -93,16 +93,25 @@ SnapshotBuild ClusterModel::Snapshot(Time now, const CycleView& view) const {
   }
   s.pods.reserve(pods_.size());
   for (const auto& [key, entry] : pods_) {
-    const PodObject& seen = entry.object;
-    auto changed = view.overrides.find(key);
-    const PodObject& pod = changed == view.overrides.end() ? seen : changed->second;
-    if (view.include && !view.include(pod)) continue;
-    if (changed == view.overrides.end()) {
-      s.pods.push_back(entry.resolved);
-      add_warnings(entry.warnings);
-    } else {
-      s.pods.push_back(build::PodFromObject(pod, options_, reporter));
-    }
+    if (view.include && !view.include(entry.object)) continue;
+    s.pods.push_back(entry.resolved);
+    add_warnings(entry.warnings);
+  }
+  // The view's patches, found by key in the sorted pods (the maps are small next to them).
+  const auto patch = [&](const std::string& key, const std::string* node, bool gated) {
+    const auto seen = pod_index_.find(key);
+    const Index at = s.FindPod(key);
+    if (seen == pod_index_.end() || at == kNone) return;
+    const PodObject& o = seen->second->object;
+    if (!o.node_name.empty()) return;
+    Pod& pod = s.pods[static_cast<size_t>(at)];
+    if (node != nullptr) pod.node_name = *node;
+    pod.status =
+        build::StatusOf(o.phase, o.meta.deleting, node != nullptr, gated || o.scheduling_gated);
+  };
+  for (const auto& [key, node] : view.assumed_nodes) patch(key, &node, false);
+  for (const std::string& key : view.gated) {
+    if (!view.assumed_nodes.count(key)) patch(key, nullptr, true);
   }
   std::vector<const PodGroupObject*> groups;  // pointers: no copy of 20,000 objects per cycle
   groups.reserve(pod_groups_.size());

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -49,9 +50,16 @@ class ClusterModel {
   // How one cycle sees the pods, without changing the model: a filter (another shard's pods
   // are left out) and pods taken in a changed form for this cycle only (a bind not yet
   // confirmed, a pod held back after failed binds). The filter sees the changed form.
+  // A cycle's own view of the pods, without changing the model. Both maps patch pods the model
+  // has without a node (keys it lacks, or pods it already sees on a node, are left as they are);
+  // a patched pod is the model's reading with its node or gate changed, not read again, so a
+  // cycle with thousands of binds in flight costs what one without does.
   struct CycleView {
     std::function<bool(const PodObject&)> include;  // empty: every pod
-    std::map<std::string, PodObject> overrides;     // by key; keys the model lacks are ignored
+    // Pods the scheduler bound whose binding the model has not seen yet: on this node.
+    std::map<std::string, std::string> assumed_nodes;
+    // Pods sitting this cycle out (a bind backing off): scheduling-gated.
+    std::set<std::string> gated;
   };
 
   // The snapshot for a cycle at `now`.

@@ -155,13 +155,14 @@ TEST_F(ClusterModelTest, QueuePriorityClassAndBudgetChangesShowInTheNextSnapshot
   EXPECT_FALSE(s.queues[static_cast<size_t>(s.FindQueue("team"))].problems.empty());
 }
 
-TEST_F(ClusterModelTest, CycleViewFiltersAndOverridesWithoutChangingTheModel) {
+TEST_F(ClusterModelTest, CycleViewFiltersAndPatchesWithoutChangingTheModel) {
   ClusterModel::CycleView view;
   // Leave out ns/b; see ns/g-0 as bound to n2 for this cycle.
+  // ns/g-1 sits the cycle out (gated); ns/a is on a node already (its patches do nothing); ns/b
+  // is left out, so its patch has nothing to patch; so has an unknown key.
   view.include = [](const PodObject& pod) { return pod.meta.name != "b"; };
-  view.overrides.emplace("ns/g-0",
-                         core::PodObject(MakePod("ns", "g-0").Group("gang").Gpus(1).BoundTo("n2")));
-  view.overrides.emplace("ns/unknown", core::PodObject(MakePod("ns", "unknown").Gpus(1)));
+  view.assumed_nodes = {{"ns/g-0", "n2"}, {"ns/a", "n1"}, {"ns/b", "n1"}, {"ns/unknown", "n1"}};
+  view.gated = {"ns/g-1", "ns/a", "ns/g-0"};  // g-0's bind wins over its gate
   const SnapshotBuild b = model_.Snapshot(now_, view);
 
   // The same as a full build of the objects with those changes made.
@@ -169,6 +170,7 @@ TEST_F(ClusterModelTest, CycleViewFiltersAndOverridesWithoutChangingTheModel) {
   std::erase_if(objects.pods, [](const PodObject& p) { return p.meta.name == "b"; });
   for (PodObject& p : objects.pods) {
     if (p.meta.name == "g-0") p.node_name = "n2";
+    if (p.meta.name == "g-1") p.scheduling_gated = true;
   }
   SnapshotOptions options;
   options.now = now_;
@@ -177,6 +179,8 @@ TEST_F(ClusterModelTest, CycleViewFiltersAndOverridesWithoutChangingTheModel) {
   EXPECT_EQ(s.FindPod("ns/b"), kNone);
   EXPECT_EQ(s.FindPod("ns/unknown"), kNone);  // an override of nothing adds nothing
   EXPECT_EQ(s.pods[static_cast<size_t>(s.FindPod("ns/g-0"))].status, PodStatus::kBound);
+  EXPECT_EQ(s.pods[static_cast<size_t>(s.FindPod("ns/g-1"))].status, PodStatus::kGated);
+  EXPECT_EQ(s.pods[static_cast<size_t>(s.FindPod("ns/a"))].node_name, "n2");
   // The model itself is unchanged.
   EXPECT_EQ(Describe(model_.Snapshot(now_)), Rebuilt(model_, now_));
   EXPECT_TRUE(model_.FindPod("ns/g-0")->node_name.empty());

@@ -72,16 +72,14 @@ Node NodeFromObject(const NodeObject& o, const SnapshotOptions& options, Reporte
   return n;
 }
 
-namespace {
-
-PodStatus StatusOf(const PodObject& o) {
-  switch (o.phase) {
+PodStatus StatusOf(PodPhase phase, bool deleting, bool has_node, bool gated) {
+  switch (phase) {
     case PodPhase::kRunning:
-      return o.meta.deleting ? PodStatus::kReleasing : PodStatus::kRunning;
+      return deleting ? PodStatus::kReleasing : PodStatus::kRunning;
     case PodPhase::kPending:
-      if (o.meta.deleting) return PodStatus::kReleasing;
-      if (!o.node_name.empty()) return PodStatus::kBound;
-      if (o.scheduling_gated) return PodStatus::kGated;
+      if (deleting) return PodStatus::kReleasing;
+      if (has_node) return PodStatus::kBound;
+      if (gated) return PodStatus::kGated;
       return PodStatus::kPending;
     case PodPhase::kSucceeded:
       return PodStatus::kSucceeded;
@@ -91,6 +89,12 @@ PodStatus StatusOf(const PodObject& o) {
       return PodStatus::kUnknown;
   }
   return PodStatus::kUnknown;
+}
+
+namespace {
+
+PodStatus StatusOfObject(const PodObject& o) {
+  return StatusOf(o.phase, o.meta.deleting, !o.node_name.empty(), o.scheduling_gated);
 }
 
 // max(sum of containers, each init container) + overhead, plus one `pods`.
@@ -126,7 +130,7 @@ Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& 
   p.scheduler_name = o.scheduler_name;
   p.priority_class_name = o.priority_class_name;
   p.ours = o.scheduler_name == options.scheduler_name;
-  p.status = StatusOf(o);
+  p.status = StatusOfObject(o);
   p.node_name = o.node_name;
   p.request = RequestOf(o);
   p.node_selector = o.node_selector;

@@ -190,23 +190,11 @@ core::SnapshotBuild ClusterCache::Snapshot(core::Time now,
     std::lock_guard lock(mu_);
     assumed = assumed_;
   }
-  std::lock_guard lock(model_mu_);
   core::ClusterModel::CycleView view;
-  for (const auto& [key, node] : assumed) {
-    const core::PodObject* pod = model_.FindPod(key);
-    if (pod == nullptr || !pod->node_name.empty()) continue;
-    core::PodObject bound = *pod;
-    bound.node_name = node;
-    view.overrides.emplace(key, std::move(bound));
-  }
-  for (const std::string& key : held_back) {
-    const core::PodObject* pod = model_.FindPod(key);
-    if (pod == nullptr || !pod->node_name.empty() || view.overrides.count(key)) continue;
-    core::PodObject gated = *pod;
-    gated.scheduling_gated = true;
-    view.overrides.emplace(key, std::move(gated));
-  }
+  view.assumed_nodes = std::move(assumed);
+  view.gated = held_back;
   view.include = [this](const core::PodObject& pod) { return InShard(pod); };
+  std::lock_guard lock(model_mu_);
   return model_.Snapshot(now, view);
 }
 
