@@ -164,7 +164,8 @@ void SchedulerService::RunCycle() {
       if (InBackoff(pod, started)) held_back.insert(pod);
     }
   }
-  const core::SnapshotBuild build = cache_.Snapshot(now, held_back);
+  const std::shared_ptr<const core::SnapshotBuild> taken = cache_.Snapshot(now, held_back);
+  const core::SnapshotBuild& build = *taken;
   const core::Snapshot& snapshot = build.snapshot;
   const std::chrono::nanoseconds snapshot_took = std::chrono::steady_clock::now() - started;
   scheduler::RunOptions run;
