@@ -20,7 +20,6 @@ std::vector<T> ValuesOf(const std::map<std::string, T>& objects) {
 ClusterModel::ClusterModel(SnapshotOptions options) : options_(std::move(options)) {}
 
 void ClusterModel::Upsert(NodeObject node) {
-  ++generation_;
   build::Reporter reporter;
   auto& entry = nodes_[node.meta.name];
   entry.resolved = build::NodeFromObject(node, options_, reporter);
@@ -29,7 +28,6 @@ void ClusterModel::Upsert(NodeObject node) {
 }
 
 void ClusterModel::Upsert(PodObject pod) {
-  ++generation_;
   build::Reporter reporter;
   Pod resolved = build::PodFromObject(pod, options_, reporter);
   PodEntry* entry = nullptr;
@@ -46,55 +44,35 @@ void ClusterModel::Upsert(PodObject pod) {
 }
 
 void ClusterModel::Upsert(QueueObject queue) {
-  ++generation_;
   std::string name = queue.meta.name;
   queues_[std::move(name)] = std::move(queue);
 }
 
 void ClusterModel::Upsert(PodGroupObject group) {
-  ++generation_;
   std::string key = group.meta.Key();
   pod_groups_[std::move(key)] = std::move(group);
 }
 
 void ClusterModel::Upsert(PriorityClassObject priority_class) {
-  ++generation_;
   std::string name = priority_class.meta.name;
   priority_classes_[std::move(name)] = std::move(priority_class);
 }
 
 void ClusterModel::Upsert(PodDisruptionBudgetObject budget) {
-  ++generation_;
   std::string key = budget.meta.Key();
   budgets_[std::move(key)] = std::move(budget);
 }
 
-void ClusterModel::RemoveNode(const std::string& name) {
-  ++generation_;
-  nodes_.erase(name);
-}
+void ClusterModel::RemoveNode(const std::string& name) { nodes_.erase(name); }
 
 void ClusterModel::RemovePod(const std::string& key) {
-  ++generation_;
   if (pod_index_.erase(key) > 0) pods_.erase(key);
 }
 
-void ClusterModel::RemoveQueue(const std::string& name) {
-  ++generation_;
-  queues_.erase(name);
-}
-void ClusterModel::RemovePodGroup(const std::string& key) {
-  ++generation_;
-  pod_groups_.erase(key);
-}
-void ClusterModel::RemovePriorityClass(const std::string& name) {
-  ++generation_;
-  priority_classes_.erase(name);
-}
-void ClusterModel::RemoveBudget(const std::string& key) {
-  ++generation_;
-  budgets_.erase(key);
-}
+void ClusterModel::RemoveQueue(const std::string& name) { queues_.erase(name); }
+void ClusterModel::RemovePodGroup(const std::string& key) { pod_groups_.erase(key); }
+void ClusterModel::RemovePriorityClass(const std::string& name) { priority_classes_.erase(name); }
+void ClusterModel::RemoveBudget(const std::string& key) { budgets_.erase(key); }
 
 SnapshotBuild ClusterModel::Snapshot(Time now, const CycleView& view) const {
   // The steps and their order are BuildSnapshot's (snapshot_builder.cc), with the per-object

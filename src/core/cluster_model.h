@@ -8,7 +8,6 @@
 // by key). Snapshot() gives exactly what BuildSnapshot gives for the same objects.
 #pragma once
 
-#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -73,10 +72,6 @@ class ClusterModel {
   // The objects themselves, sorted by key (what BuildSnapshot would be given).
   ClusterObjects Objects() const;
 
-  // Advances with every Upsert and Remove: two snapshots taken at the same generation (and with
-  // the same view) are made from the same objects.
-  uint64_t generation() const { return generation_; }
-
   size_t node_count() const { return nodes_.size(); }
   size_t pod_count() const { return pods_.size(); }
 
@@ -90,7 +85,6 @@ class ClusterModel {
   };
 
   SnapshotOptions options_;
-  uint64_t generation_ = 0;
   std::map<std::string, Entry<NodeObject, Node>> nodes_;
   using PodEntry = Entry<PodObject, Pod>;
   std::map<std::string, PodEntry> pods_;  // in key order: the snapshot's pod order

@@ -182,8 +182,8 @@ core::ClusterObjects ClusterCache::Objects() const {
   return objects;
 }
 
-std::shared_ptr<const core::SnapshotBuild> ClusterCache::Snapshot(
-    core::Time now, const std::set<std::string>& held_back) const {
+core::SnapshotBuild ClusterCache::Snapshot(core::Time now,
+                                           const std::set<std::string>& held_back) const {
   // The overlay is copied before the model is read, as in Objects().
   std::map<std::string, std::string> assumed;
   {
@@ -195,17 +195,7 @@ std::shared_ptr<const core::SnapshotBuild> ClusterCache::Snapshot(
   view.gated = held_back;
   view.include = [this](const core::PodObject& pod) { return InShard(pod); };
   std::lock_guard lock(model_mu_);
-  return reuse_.Take(model_, now, view);
-}
-
-uint64_t ClusterCache::snapshots_made() const {
-  std::lock_guard lock(model_mu_);
-  return reuse_.made();
-}
-
-uint64_t ClusterCache::snapshots_reused() const {
-  std::lock_guard lock(model_mu_);
-  return reuse_.reused();
+  return model_.Snapshot(now, view);
 }
 
 bool ClusterCache::MarksUnschedulable(const std::string& pod_group) const {

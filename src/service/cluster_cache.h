@@ -19,7 +19,6 @@
 
 #include "core/cluster_model.h"
 #include "core/objects.h"
-#include "core/snapshot_reuse.h"
 #include "kubeclient/client.h"
 #include "kubeclient/informer.h"
 
@@ -54,14 +53,8 @@ class ClusterCache {
   // The snapshot for one cycle at `now`, from the incremental model the watch events keep
   // (core::ClusterModel: nodes and pods are read when they change, not every cycle), with the
   // overlay applied, other shards' pods left out, and the pods in `held_back` (failed binds in
-  // back-off) gated for this cycle. The same snapshot BuildSnapshot(Objects()) would give. When
-  // nothing changed since the last call (no event, the same binds in flight and pods held back)
-  // and the last one is no longer in use, that one again, at `now` (core::SnapshotReuse).
-  std::shared_ptr<const core::SnapshotBuild> Snapshot(core::Time now,
-                                                      const std::set<std::string>& held_back) const;
-  // Snapshots made and handed out again so far.
-  uint64_t snapshots_made() const;
-  uint64_t snapshots_reused() const;
+  // back-off) gated for this cycle. The same snapshot BuildSnapshot(Objects()) would give.
+  core::SnapshotBuild Snapshot(core::Time now, const std::set<std::string>& held_back) const;
 
   // Whether a PodGroup wants its pods marked unschedulable (KAI's markUnschedulable; true for
   // an unknown group).
@@ -98,10 +91,8 @@ class ClusterCache {
   kubeclient::Informer<core::PriorityClassObject> priority_classes_;
   kubeclient::Informer<core::PodDisruptionBudgetObject> budgets_;
 
-  mutable std::mutex
-      model_mu_;  // guards model_ and reuse_ (informer threads write, the cycle reads)
+  mutable std::mutex model_mu_;  // guards model_ (informer threads write, the cycle reads)
   core::ClusterModel model_;
-  mutable core::SnapshotReuse reuse_;
 
   mutable std::mutex mu_;
   std::map<std::string, std::string> assumed_;  // pod -> node

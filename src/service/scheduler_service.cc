@@ -164,8 +164,7 @@ void SchedulerService::RunCycle() {
       if (InBackoff(pod, started)) held_back.insert(pod);
     }
   }
-  const std::shared_ptr<const core::SnapshotBuild> taken = cache_.Snapshot(now, held_back);
-  const core::SnapshotBuild& build = *taken;
+  const core::SnapshotBuild build = cache_.Snapshot(now, held_back);
   const core::Snapshot& snapshot = build.snapshot;
   const std::chrono::nanoseconds snapshot_took = std::chrono::steady_clock::now() - started;
   scheduler::RunOptions run;
