@@ -318,10 +318,10 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
         rooms.Slots() < 2 * std::max<int64_t>(1, slots_at_last_failure)) {
       continue;
     }
+    prepare();  // a scenario is about to be judged
     // The action's rule judges victims in order, so when it refuses these victims (too many to
     // try moves for) it refuses every longer list too: no scenario is left to find, and the
     // costly try (evict them all, place the preemptor) can be skipped.
-    prepare();
     if (spec.validate && !spec.all_victims_must_move && victims.size() > kMaxUnitsForMoves &&
         shortcuts) {
       Scenario unmoved;
