@@ -155,12 +155,12 @@ void Actions(benchmark::State& state, const std::string& preset,
   Finish(state, objects, decisions);
 }
 
-// One cycle untimed first: the first in a process also pays for the heap's growth (page faults
-// on fresh memory, about half again at 3,000 nodes), which a service's later cycles do not.
 void RunActions(framework::Session& session, const std::vector<std::string>& names) {
   for (const std::string& name : names) actions::MakeAction(name)->Execute(session);
 }
 
+// One cycle untimed first: the first in a process also pays for the heap's growth (page faults
+// on fresh memory, about half again at 3,000 nodes), which a service's later cycles do not.
 void WarmUp(const core::ClusterModel& model, const framework::SchedulerConfig& config) {
   const core::SnapshotBuild b = model.Snapshot(kNow);
   framework::Session session(b.snapshot, config);

@@ -17,8 +17,9 @@ std::string FailedSearches::KeyOf(core::Index job_index,
     if (session_.state().pod(pod).node != core::kNone) return "";
   }
   // Fields are separated by characters that occur in no name, number or shape.
+  // The node pool is part of every task's shape.
   std::string key = std::to_string(job.queue) + '\x1e' + std::to_string(job.priority) + '\x1e' +
-                    (job.preemptible ? "p" : "n") + '\x1e' + job.node_pool;
+                    (job.preemptible ? "p" : "n");
   for (core::Index task : tasks) {
     const std::string shape = PodShape(session_, task);
     if (shape.empty()) return "";

@@ -6,7 +6,7 @@
 // pods, to learn what the one before it learned. A search depends on the state (nodes, pods,
 // shares, budgets: all of it versioned by framework::ClusterState, whose version a failed search
 // leaves as it found it) and on the preemptor only through what the key holds: its queue,
-// priority, preemptibility and node pool, and its tasks' shapes in order (actions::PodShape:
+// priority and preemptibility, and its tasks' shapes in order (actions::PodShape: node pool,
 // request, GPU sharing, tolerations, selectors, node affinity). Victim choice, min-runtime
 // protection, quota checks and the action's rule read nothing else of the preemptor. A preemptor
 // with pods of its own on nodes, or a task whose shape cannot be shared (pod affinity, host

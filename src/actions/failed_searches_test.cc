@@ -22,19 +22,22 @@ class FailedSearchesTest : public ::testing::Test {
     o.nodes = {MakeNode("n1").Gpus(8)};
     o.queues = {MakeQueue("a").Gpu(8, -1, 1), MakeQueue("b").Gpu(8, -1, 1)};
     o.priority_classes = {testing::PriorityClass("high", 200)};
-    o.pod_groups = {MakeGroup("ns", "one").Queue("a"),
-                    MakeGroup("ns", "two").Queue("a"),
-                    MakeGroup("ns", "other-queue").Queue("b"),
-                    MakeGroup("ns", "bigger").Queue("a"),
-                    MakeGroup("ns", "higher").Queue("a").PriorityClass("high"),
-                    MakeGroup("ns", "running").Queue("a")};
+    o.pod_groups = {
+        MakeGroup("ns", "one").Queue("a"),
+        MakeGroup("ns", "two").Queue("a"),
+        MakeGroup("ns", "other-queue").Queue("b"),
+        MakeGroup("ns", "bigger").Queue("a"),
+        MakeGroup("ns", "higher").Queue("a").PriorityClass("high"),
+        MakeGroup("ns", "running").Queue("a"),
+        MakeGroup("ns", "kept").Queue("a").Preemptibility(core::Preemptibility::kNonPreemptible)};
     o.pods = {MakePod("ns", "one-0").Group("one").Gpus(1),
               MakePod("ns", "two-0").Group("two").Gpus(1),
               MakePod("ns", "other-queue-0").Group("other-queue").Gpus(1),
               MakePod("ns", "bigger-0").Group("bigger").Gpus(2),
               MakePod("ns", "higher-0").Group("higher").Gpus(1),
               MakePod("ns", "running-0").Group("running").Gpus(1).RunningOn("n1"),
-              MakePod("ns", "running-1").Group("running").Gpus(1)};
+              MakePod("ns", "running-1").Group("running").Gpus(1),
+              MakePod("ns", "kept-0").Group("kept").Gpus(1)};
     snapshot_ = core::BuildSnapshot(o, core::SnapshotOptions{}).snapshot;
   }
   std::string Key(const FailedSearches& failed, const std::string& job, const std::string& task) {
@@ -54,6 +57,7 @@ TEST_F(FailedSearchesTest, AlikePreemptorsShareAKeyAndOthersDoNot) {
   EXPECT_NE(Key(failed, "other-queue", "other-queue-0"), one);
   EXPECT_NE(Key(failed, "bigger", "bigger-0"), one);
   EXPECT_NE(Key(failed, "higher", "higher-0"), one);
+  EXPECT_NE(Key(failed, "kept", "kept-0"), one);  // not preemptible: other quota rules
   // A job with a pod on a node is a possible victim of others: never shared.
   EXPECT_EQ(Key(failed, "running", "running-1"), "");
 }

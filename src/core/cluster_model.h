@@ -47,9 +47,6 @@ class ClusterModel {
   void RemovePriorityClass(const std::string& name);
   void RemoveBudget(const std::string& key);
 
-  // How one cycle sees the pods, without changing the model: a filter (another shard's pods
-  // are left out) and pods taken in a changed form for this cycle only (a bind not yet
-  // confirmed, a pod held back after failed binds). The filter sees the changed form.
   // A cycle's own view of the pods, without changing the model. Both maps patch pods the model
   // has without a node (keys it lacks, or pods it already sees on a node, are left as they are);
   // a patched pod is the model's reading with its node or gate changed, not read again, so a

@@ -36,18 +36,10 @@ struct ObjectMeta {
   bool deleting = false;  // metadata.deletionTimestamp is set
   std::string source;     // where the object was read from ("cluster.yaml", "-"), for messages
 
-  // The same metadata without its annotations (what a snapshot's pod keeps); a field added
-  // above belongs here too.
+  // The same metadata without its annotations (what a snapshot's pod keeps). Every field is
+  // named, so a field added above and not here is a -Wmissing-field-initializers error.
   ObjectMeta WithoutAnnotations() const {
-    ObjectMeta m;
-    m.namespace_name = namespace_name;
-    m.name = name;
-    m.uid = uid;
-    m.labels = labels;
-    m.creation_time = creation_time;
-    m.deleting = deleting;
-    m.source = source;
-    return m;
+    return {namespace_name, name, uid, labels, Labels{}, creation_time, deleting, source};
   }
 
   // "ns/name", or "name" for cluster-scoped objects.

@@ -52,6 +52,8 @@ ClusterState::ClusterState(const core::Snapshot& snapshot) : snapshot_(&snapshot
   }
   gpu_room_.assign(nodes_.size(), 0);
   cpu_room_.assign(nodes_.size(), 0);
+  filed_.assign(nodes_.size(), Filed{});
+  unfiled_.assign(nodes_.size(), false);
   for (size_t n = 0; n < nodes_.size(); ++n) UpdateRoom(static_cast<Index>(n));
 }
 
@@ -67,12 +69,6 @@ void ClusterState::UpdateRoom(Index node) {
   }
   gpu_room_[n] = gpu;
   cpu_room_[n] = cpu;
-  bool releasing = !(nodes_[n].releasing == core::ResourceVector{});
-  for (const DeviceState& d : nodes_[n].devices)
-    releasing = releasing || !d.releasing_milli.is_zero();
-  if (releasing_.empty()) releasing_.assign(nodes_.size(), false);
-  releasing_[n] = releasing;
-  if (unfiled_.empty()) unfiled_.assign(nodes_.size(), false);
   if (!unfiled_[n]) {
     unfiled_[n] = true;
     unfiled_list_.push_back(node);
@@ -80,10 +76,12 @@ void ClusterState::UpdateRoom(Index node) {
 }
 
 void ClusterState::FileChangedNodes() const {
-  if (filed_.empty()) filed_.assign(nodes_.size(), Filed{});
   for (Index node : unfiled_list_) {
     const size_t n = static_cast<size_t>(node);
     unfiled_[n] = false;
+    bool releasing = !(nodes_[n].releasing == core::ResourceVector{});
+    for (const DeviceState& d : nodes_[n].devices)
+      releasing = releasing || !d.releasing_milli.is_zero();
     Filed& f = filed_[n];
     if (!f.in_orders || f.gpu_room != gpu_room_[n]) {
       if (f.in_orders) gpu_room_order_.erase({f.gpu_room, node});
@@ -93,14 +91,14 @@ void ClusterState::FileChangedNodes() const {
       if (f.in_orders) cpu_room_order_.erase({f.cpu_room, node});
       cpu_room_order_.insert({cpu_room_[n], node});
     }
-    if (!f.in_orders || f.releasing != releasing_[n]) {
-      if (releasing_[n]) {
+    if (!f.in_orders || f.releasing != releasing) {
+      if (releasing) {
         releasing_nodes_.insert(node);
       } else {
         releasing_nodes_.erase(node);
       }
     }
-    f = {true, gpu_room_[n], cpu_room_[n], releasing_[n]};
+    f = {true, gpu_room_[n], cpu_room_[n], releasing};
   }
   unfiled_list_.clear();
 }

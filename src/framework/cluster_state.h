@@ -128,7 +128,6 @@ class ClusterState {
   std::vector<int64_t> cpu_room_;  // by node
   int64_t usable_gpu_room_ = 0;
   int64_t usable_cpu_room_ = 0;
-  std::vector<bool> releasing_;  // by node: something releasing on it
   // The orders above are filed lazily, when read: a victim search evicts and restores hundreds
   // of pods between two reads, and a node whose room is back where it was filed costs nothing.
   // Each node is filed under the values in `filed_`.
