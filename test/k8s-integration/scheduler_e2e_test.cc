@@ -207,7 +207,10 @@ TEST(SchedulerE2ETest, BindsPodsOfItsNameKeepsAnOversizedGangPendingAndLeavesOth
         for (const auto& c : pod["status"]["conditions"]) {
           if (c["type"] == "PodScheduled") condition = c.dump();
         }
-        return condition.find(R"("reason":"Unschedulable")") != std::string::npos;
+        // Until the scheduler has seen all four pods the reason is NotReady (3 of 4 exist); a
+        // slow (sanitizer) run can still show that one: wait for the reason about GPUs.
+        return condition.find(R"("reason":"Unschedulable")") != std::string::npos &&
+               condition.find("GPUs") != std::string::npos;
       },
       std::chrono::seconds(20)))
       << condition;
@@ -237,7 +240,9 @@ TEST(SchedulerE2ETest, BindsPodsOfItsNameKeepsAnOversizedGangPendingAndLeavesOth
       [&] {
         gang_b = nlohmann::json::parse(
             admin->Get(kubeclient::resources::PodGroups(), ns, "gang-b")->json)["status"];
-        return gang_b.contains("schedulingConditions") && !gang_b["schedulingConditions"].empty();
+        return gang_b.contains("schedulingConditions") && !gang_b["schedulingConditions"].empty() &&
+               gang_b["schedulingConditions"][0]["message"].get<std::string>().find("GPUs") !=
+                   std::string::npos;
       },
       std::chrono::seconds(20)))
       << gang_b.dump();
