@@ -1,10 +1,13 @@
 // The scheduler's benchmark suite (issue 7): for each generator preset (docs/generate-command.md)
 //   model_build        objects -> snapshot, everything read (BuildSnapshot; what a restart pays)
 //   model_update_1pct  1% of the pods change in the incremental model (ClusterModel::Upsert)
-//   model_snapshot     the cycle's snapshot from the model (ClusterModel::Snapshot)
+//   model_snapshot     a snapshot built afresh from the model (ClusterModel::FullSnapshot)
+//   model_patch_1pct   after 1% of the pods changed, the model's snapshot (ClusterModel::Snapshot,
+//                      the last one patched): a service cycle's start under churn
+//   model_patch_churn_1pct  the same with 1% of the pods deleted, or created again, in turn
 //   fair_share         a session opened on the snapshot: fair share and the state overlay
 //   action/<name>      each action alone on a fresh session
-//   cycle              model_snapshot + fair_share + all five actions: one service cycle
+//   cycle              model_snapshot + fair_share + all five actions: one cycle from scratch
 //   cycle_reference    the same cycle on the straightforward search (reference_search), whose
 //                      digest must equal the cycle's (small and large only: it is slow)
 // Every benchmark reports peak_mib, the process's peak so far; scripts/bench.sh runs each
@@ -86,29 +89,85 @@ void ModelBuild(benchmark::State& state, const std::string& preset) {
   Finish(state, objects);
 }
 
-void ModelUpdate(benchmark::State& state, const std::string& preset) {
-  const core::ClusterObjects& objects = PresetObjects(preset);
-  core::ClusterModel model = ModelOf(objects);
-  // Every hundredth pod changes: running ones finish, pending ones get a scheduling gate lifted
-  // (a label change); each iteration flips them between the two versions.
+// Every hundredth pod, in two versions: running ones finish, pending ones get a label (a gate
+// lifted, say).
+struct PodFlips {
   std::vector<core::PodObject> before;
   std::vector<core::PodObject> after;
+};
+
+PodFlips EveryHundredthPod(const core::ClusterObjects& objects) {
+  PodFlips flips;
   for (size_t i = 0; i < objects.pods.size(); i += 100) {
-    before.push_back(objects.pods[i]);
+    flips.before.push_back(objects.pods[i]);
     core::PodObject changed = objects.pods[i];
     if (changed.phase == core::PodPhase::kRunning) {
       changed.phase = core::PodPhase::kSucceeded;
     } else {
       changed.meta.labels["bench.quotient.dev/touched"] = "true";
     }
-    after.push_back(std::move(changed));
+    flips.after.push_back(std::move(changed));
   }
+  return flips;
+}
+
+void RunActions(framework::Session& session, const std::vector<std::string>& names) {
+  for (const std::string& name : names) actions::MakeAction(name)->Execute(session);
+}
+
+void ModelUpdate(benchmark::State& state, const std::string& preset) {
+  const core::ClusterObjects& objects = PresetObjects(preset);
+  core::ClusterModel model = ModelOf(objects);
+  const PodFlips flips = EveryHundredthPod(objects);
+  // Each iteration flips them between the two versions.
   bool flip = false;
   for (auto _ : state) {
-    for (const core::PodObject& pod : flip ? before : after) model.Upsert(pod);
+    for (const core::PodObject& pod : flip ? flips.before : flips.after) model.Upsert(pod);
     flip = !flip;
   }
-  state.SetLabel("changed=" + std::to_string(before.size()) + " pods");
+  state.SetLabel("changed=" + std::to_string(flips.before.size()) + " pods");
+  Finish(state, objects);
+}
+
+// A cycle's start under churn: every hundredth pod changes (`deleted`: is deleted, or created
+// again, in turn), untimed, then the model's snapshot, patched from the last one, timed.
+void ModelPatch(benchmark::State& state, const std::string& preset, bool deleted) {
+  const core::ClusterObjects& objects = PresetObjects(preset);
+  core::ClusterModel model = ModelOf(objects);
+  const PodFlips flips = EveryHundredthPod(objects);
+  model.Snapshot(kNow);
+  bool flip = false;
+  size_t patched = 0;
+  for (auto _ : state) {
+    state.PauseTiming();  // the updates are model_update_1pct's
+    for (const core::PodObject& pod : flip ? flips.before : flips.after) {
+      if (!deleted) {
+        model.Upsert(pod);
+      } else if (flip) {
+        model.Upsert(pod);
+      } else {
+        model.RemovePod(pod.meta.Key());
+      }
+    }
+    flip = !flip;
+    state.ResumeTiming();
+    const std::shared_ptr<const core::SnapshotBuild> b = model.Snapshot(kNow);
+    benchmark::DoNotOptimize(b->snapshot.pods.data());
+    if (model.last_was_patched()) ++patched;
+  }
+  // The last patched snapshot must decide what a full build of the same objects does.
+  const framework::SchedulerConfig config;
+  const auto decide = [&config](const core::Snapshot& snapshot) {
+    framework::Session session(snapshot, config);
+    RunActions(session, config.actions);
+    return OutcomeDigest(session);
+  };
+  const std::string digest = decide(model.Snapshot(kNow)->snapshot);
+  if (digest != decide(model.FullSnapshot(kNow).snapshot)) {
+    state.SkipWithError("the patched snapshot decides otherwise than a full build");
+  }
+  state.SetLabel("changed=" + std::to_string(flips.before.size()) + " pods, patched=" +
+                 std::to_string(patched) + "/" + std::to_string(state.iterations()) + " " + digest);
   Finish(state, objects);
 }
 
@@ -116,7 +175,7 @@ void ModelSnapshot(benchmark::State& state, const std::string& preset) {
   const core::ClusterObjects& objects = PresetObjects(preset);
   const core::ClusterModel model = ModelOf(objects);
   for (auto _ : state) {
-    core::SnapshotBuild b = model.Snapshot(kNow);
+    core::SnapshotBuild b = model.FullSnapshot(kNow);
     benchmark::DoNotOptimize(b.snapshot.pods.data());
   }
   Finish(state, objects);
@@ -155,14 +214,10 @@ void Actions(benchmark::State& state, const std::string& preset,
   Finish(state, objects, decisions);
 }
 
-void RunActions(framework::Session& session, const std::vector<std::string>& names) {
-  for (const std::string& name : names) actions::MakeAction(name)->Execute(session);
-}
-
 // One cycle untimed first: the first in a process also pays for the heap's growth (page faults
 // on fresh memory, about half again at 3,000 nodes), which a service's later cycles do not.
 void WarmUp(const core::ClusterModel& model, const framework::SchedulerConfig& config) {
-  const core::SnapshotBuild b = model.Snapshot(kNow);
+  const core::SnapshotBuild b = model.FullSnapshot(kNow);
   framework::Session session(b.snapshot, config);
   RunActions(session, config.actions);
 }
@@ -177,7 +232,7 @@ void Cycle(benchmark::State& state, const std::string& preset, bool reference) {
   size_t decisions = 0;
   WarmUp(model, config);
   for (auto _ : state) {
-    const core::SnapshotBuild b = model.Snapshot(kNow);
+    const core::SnapshotBuild b = model.FullSnapshot(kNow);
     framework::Session session(b.snapshot, config);
     RunActions(session, config.actions);
     state.PauseTiming();
@@ -198,6 +253,8 @@ void Register(const std::string& preset, bool with_reference) {
   add("model_build", [preset](benchmark::State& s) { ModelBuild(s, preset); });
   add("model_update_1pct", [preset](benchmark::State& s) { ModelUpdate(s, preset); });
   add("model_snapshot", [preset](benchmark::State& s) { ModelSnapshot(s, preset); });
+  add("model_patch_1pct", [preset](benchmark::State& s) { ModelPatch(s, preset, false); });
+  add("model_patch_churn_1pct", [preset](benchmark::State& s) { ModelPatch(s, preset, true); });
   add("fair_share", [preset](benchmark::State& s) { FairShare(s, preset); });
   for (const std::string& action : framework::SchedulerConfig::DefaultActions()) {
     add("action/" + action,

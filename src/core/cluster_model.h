@@ -6,10 +6,20 @@
 // arrive, and kept by key. Taking a cycle's snapshot then only links ready pieces — queues,
 // pod groups, GPU occupancy and indices — with no parsing and no sorting (the maps are ordered
 // by key). Snapshot() gives exactly what BuildSnapshot gives for the same objects.
+//
+// Between cycles the model keeps the last snapshot and notes which pods, nodes and pod groups
+// changed; the next snapshot is that one patched (cluster_model_patch.cc): the changed pods read
+// again, the jobs and nodes they left or joined linked again, indices renumbered where pods or
+// jobs came or went. A cycle's start then costs what changed, not the cluster (the service's
+// cycles under churn: kai-reference §10.3). Changes to queues, PriorityClasses, budgets or the
+// set of nodes, and a few rare shapes (a pod naming a PodGroup that does not exist), take the
+// full build instead.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -23,9 +33,19 @@
 
 namespace quotient::core {
 
+// Which node pool (KAI's shard) the pods of a model belong to, when the model serves one: a pod
+// on a node belongs where the node does (the model is given only the shard's nodes), a pending
+// pod where its PodGroup does (likewise), a pod with neither by its own `label_key` label
+// (absent for the default shard, whose `value` is "").
+struct PodShard {
+  std::string label_key;
+  std::string value;
+};
+
 class ClusterModel {
  public:
-  explicit ClusterModel(SnapshotOptions options);
+  // Without a shard every pod is in the snapshot.
+  explicit ClusterModel(SnapshotOptions options, std::optional<PodShard> shard = std::nullopt);
   // Movable, not copyable: the pod index points into the model's own map.
   ClusterModel(const ClusterModel&) = delete;
   ClusterModel& operator=(const ClusterModel&) = delete;
@@ -52,16 +72,21 @@ class ClusterModel {
   // a patched pod is the model's reading with its node or gate changed, not read again, so a
   // cycle with thousands of binds in flight costs what one without does.
   struct CycleView {
-    std::function<bool(const PodObject&)> include;  // empty: every pod
     // Pods the scheduler bound whose binding the model has not seen yet: on this node.
     std::map<std::string, std::string> assumed_nodes;
     // Pods sitting this cycle out (a bind backing off): scheduling-gated.
     std::set<std::string> gated;
   };
 
-  // The snapshot for a cycle at `now`.
-  SnapshotBuild Snapshot(Time now) const { return Snapshot(now, CycleView{}); }
-  SnapshotBuild Snapshot(Time now, const CycleView& view) const;
+  // The snapshot for a cycle at `now`: the last one patched where things changed since, or
+  // built afresh (the first time, after changes a patch does not cover, or while someone still
+  // holds the last one). Diagnostics: those of a full build, though after a patch not in its
+  // order (the changed objects' warnings come last).
+  std::shared_ptr<const SnapshotBuild> Snapshot(Time now, const CycleView& view = {});
+  // Built from every object, whatever the last snapshot was (what a patch must equal).
+  SnapshotBuild FullSnapshot(Time now, const CycleView& view = {}) const;
+  // Whether the last Snapshot() was patched (for tests and benchmarks).
+  bool last_was_patched() const { return last_was_patched_; }
 
   // One pod or pod group as last seen; nullptr when unknown.
   const PodObject* FindPod(const std::string& key) const;
@@ -81,7 +106,30 @@ class ClusterModel {
     std::vector<Diagnostic> warnings;  // from reading the object
   };
 
+  // What changed since the last snapshot, for the next patch.
+  struct Changes {
+    std::set<std::string> pods;                 // upserted or removed
+    std::set<std::string> nodes;                // upserted, known before
+    std::set<std::string> groups;               // pod groups upserted or removed
+    std::set<std::string> groups_came_or_went;  // of those, the ones added or removed
+    bool everything = true;                     // anything else: no patch, a full build
+  };
+
+  // "ns/group" for a pod naming a PodGroup, else "".
+  static std::string GroupKeyOf(const Pod& pod);
+  void UnlinkFromGroup(const Pod& pod);  // from pods_naming_group_
+  bool Included(const PodObject& object, const Pod& pod) const;
+  // The view's node or gate on a pod the API server shows without a node.
+  static void ApplyView(Pod& pod, const PodObject& object, const CycleView& view);
+  // Patches `build` (the last snapshot) for what changed; false (with `build` left half done)
+  // when the changes need a full build.
+  bool Patch(SnapshotBuild& build, Time now, const CycleView& view);
+  // Whether every job of a full build is one the patches can remake: a PodGroup's, or the
+  // implicit group of one pod (not a group for pods naming a missing PodGroup, nor a renamed one).
+  static bool JobsArePatchable(const core::Snapshot& s);
+
   SnapshotOptions options_;
+  std::optional<PodShard> shard_;
   std::map<std::string, Entry<NodeObject, Node>> nodes_;
   using PodEntry = Entry<PodObject, Pod>;
   std::map<std::string, PodEntry> pods_;  // in key order: the snapshot's pod order
@@ -92,6 +140,16 @@ class ClusterModel {
   std::map<std::string, PodGroupObject> pod_groups_;
   std::map<std::string, PriorityClassObject> priority_classes_;
   std::map<std::string, PodDisruptionBudgetObject> budgets_;
+  // Pod group key -> the pods naming it (pod-group-name), so that a PodGroup's arrival or
+  // departure re-reads them.
+  std::map<std::string, std::set<std::string>> pods_naming_group_;
+
+  Changes changes_;
+  std::shared_ptr<SnapshotBuild> last_;
+  // The last snapshot's view, pod -> assumed node (nullopt: gated only).
+  std::map<std::string, std::optional<std::string>> last_view_;
+  bool last_patchable_ = false;  // JobsArePatchable(last_)
+  bool last_was_patched_ = false;
 };
 
 }  // namespace quotient::core

@@ -5,54 +5,21 @@
 #include <gtest/gtest.h>
 
 #include "builders/objects.h"
+#include "builders/snapshot_text.h"
 
 namespace quotient::core {
 namespace {
 
+using testing::DescribeSnapshot;
 using testing::MakeGroup;
 using testing::MakeNode;
 using testing::MakePod;
 using testing::MakeQueue;
 
-// The parts of a snapshot the scheduler reads, flattened to text so a mismatch shows where.
-std::vector<std::string> Describe(const SnapshotBuild& b) {
-  std::vector<std::string> out;
-  const Snapshot& s = b.snapshot;
-  for (const Node& n : s.nodes) {
-    std::string line = "node " + n.name + " pool=" + n.node_pool +
-                       " usable=" + std::to_string(n.usable) + " pods=";
-    for (Index p : n.pods) line += s.pods[static_cast<size_t>(p)].key + ",";
-    line += " used_cpu=" + std::to_string(n.used.cpu_milli.value()) + " gpus=";
-    for (const GpuDevice& d : n.gpus) {
-      line += std::to_string(static_cast<int>(d.state)) + ":" + d.group + ":" +
-              std::to_string(d.used_portion_milli.value()) + ",";
-    }
-    out.push_back(line);
-  }
-  for (const Pod& p : s.pods) {
-    out.push_back("pod " + p.key + " status=" + std::string(PodStatusName(p.status)) +
-                  " node=" + std::to_string(p.node) + " job=" + std::to_string(p.job) +
-                  " cpu=" + std::to_string(p.request.cpu_milli.value()) +
-                  " problems=" + std::to_string(p.problems.size()));
-  }
-  for (const Job& j : s.jobs) {
-    std::string line = "job " + j.key + " queue=" + std::to_string(j.queue) +
-                       " priority=" + std::to_string(j.priority) + " pods=";
-    for (Index p : j.pods) line += std::to_string(p) + ",";
-    line += " problems=" + std::to_string(j.problems.size());
-    out.push_back(line);
-  }
-  for (const Queue& q : s.queues) {
-    out.push_back("queue " + q.name + " parent=" + std::to_string(q.parent));
-  }
-  for (const Diagnostic& d : b.diagnostics) out.push_back("warning " + d.object + " " + d.message);
-  return out;
-}
-
 std::vector<std::string> Rebuilt(const ClusterModel& model, Time now) {
   SnapshotOptions options;
   options.now = now;
-  return Describe(BuildSnapshot(model.Objects(), options));
+  return DescribeSnapshot(BuildSnapshot(model.Objects(), options));
 }
 
 class ClusterModelTest : public ::testing::Test {
@@ -73,19 +40,19 @@ class ClusterModelTest : public ::testing::Test {
 };
 
 TEST_F(ClusterModelTest, SnapshotEqualsAFullBuildOfTheSameObjects) {
-  const std::vector<std::string> got = Describe(model_.Snapshot(now_));
+  const std::vector<std::string> got = DescribeSnapshot(*model_.Snapshot(now_));
   EXPECT_EQ(got, Rebuilt(model_, now_));
   // Kept sorted by key whatever the arrival order: n1 before n2, ns/a before ns/b.
-  EXPECT_EQ(model_.Snapshot(now_).snapshot.nodes.front().name, "n1");
-  EXPECT_EQ(model_.Snapshot(now_).snapshot.pods.front().key, "ns/a");
-  EXPECT_EQ(model_.Snapshot(now_).snapshot.now, now_);
+  EXPECT_EQ(model_.Snapshot(now_)->snapshot.nodes.front().name, "n1");
+  EXPECT_EQ(model_.Snapshot(now_)->snapshot.pods.front().key, "ns/a");
+  EXPECT_EQ(model_.Snapshot(now_)->snapshot.now, now_);
 }
 
 TEST_F(ClusterModelTest, ChangedPodIsReadAgain) {
   // The gang's first pod gets bound to n1: the node now holds it and its GPU.
   model_.Upsert(core::PodObject(MakePod("ns", "g-0").Group("gang").Gpus(1).RunningOn("n1")));
-  const SnapshotBuild b = model_.Snapshot(now_);
-  EXPECT_EQ(Describe(b), Rebuilt(model_, now_));
+  const SnapshotBuild b = *model_.Snapshot(now_);
+  EXPECT_EQ(DescribeSnapshot(b), Rebuilt(model_, now_));
   const Snapshot& s = b.snapshot;
   const Node& n1 = s.nodes[static_cast<size_t>(s.FindNode("n1"))];
   EXPECT_EQ(n1.pods.size(), 2u);
@@ -97,11 +64,11 @@ TEST_F(ClusterModelTest, RemovalsAndUnknownKeys) {
   model_.RemoveNode("n2");  // ns/a stays, bound to a node the snapshot no longer has
   model_.RemovePodGroup("ns/gang");
   model_.RemovePod("ns/never-seen");
-  EXPECT_EQ(Describe(model_.Snapshot(now_)), Rebuilt(model_, now_));
+  EXPECT_EQ(DescribeSnapshot(*model_.Snapshot(now_)), Rebuilt(model_, now_));
   EXPECT_EQ(model_.pod_count(), 3u);
   EXPECT_EQ(model_.node_count(), 1u);
   // The gang's pods name a PodGroup that is gone: they are held together and explained.
-  const Snapshot s = model_.Snapshot(now_).snapshot;
+  const Snapshot s = model_.Snapshot(now_)->snapshot;
   const Job& gang = s.jobs[static_cast<size_t>(s.FindJob("ns/gang"))];
   EXPECT_FALSE(gang.problems.empty());
 }
@@ -117,16 +84,16 @@ TEST_F(ClusterModelTest, PodRemovedAndAddedAgainIsFoundAfterAMove) {
   ASSERT_NE(moved.FindPod("ns/b"), nullptr);
   EXPECT_EQ(moved.FindPod("ns/b")->node_name, "n2");
   EXPECT_EQ(moved.pod_count(), 5u);
-  EXPECT_EQ(Describe(moved.Snapshot(now_)), Rebuilt(moved, now_));
-  const Snapshot s = moved.Snapshot(now_).snapshot;
+  EXPECT_EQ(DescribeSnapshot(*moved.Snapshot(now_)), Rebuilt(moved, now_));
+  const Snapshot s = moved.Snapshot(now_)->snapshot;
   EXPECT_EQ(s.pods[static_cast<size_t>(s.FindPod("ns/c"))].request.gpu_milli.value(), 2000);
 }
 
 TEST_F(ClusterModelTest, ReadingWarningsComeAndGoWithTheObject) {
   model_.Upsert(
       core::PodObject(MakePod("ns", "bad").Queue("team").Annotation("gpu-fraction", "1.7")));
-  SnapshotBuild b = model_.Snapshot(now_);
-  EXPECT_EQ(Describe(b), Rebuilt(model_, now_));
+  SnapshotBuild b = *model_.Snapshot(now_);
+  EXPECT_EQ(DescribeSnapshot(b), Rebuilt(model_, now_));
   const auto mentions_bad = [](const SnapshotBuild& build) {
     int n = 0;
     for (const Diagnostic& d : build.diagnostics) n += d.object == "Pod ns/bad" ? 1 : 0;
@@ -135,9 +102,9 @@ TEST_F(ClusterModelTest, ReadingWarningsComeAndGoWithTheObject) {
   EXPECT_EQ(mentions_bad(b), 1);
   model_.Upsert(
       core::PodObject(MakePod("ns", "bad").Queue("team").Annotation("gpu-fraction", "0.5")));
-  b = model_.Snapshot(now_);
+  b = *model_.Snapshot(now_);
   EXPECT_EQ(mentions_bad(b), 0);
-  EXPECT_EQ(Describe(b), Rebuilt(model_, now_));
+  EXPECT_EQ(DescribeSnapshot(b), Rebuilt(model_, now_));
 }
 
 TEST_F(ClusterModelTest, QueuePriorityClassAndBudgetChangesShowInTheNextSnapshot) {
@@ -148,43 +115,100 @@ TEST_F(ClusterModelTest, QueuePriorityClassAndBudgetChangesShowInTheNextSnapshot
   model_.Upsert(core::PodGroupObject(
       MakeGroup("ns", "gang").Queue("team").MinMember(2).PriorityClass("high")));
   model_.RemoveQueue("dept");  // team's parent is gone: the subtree is unusable
-  const SnapshotBuild b = model_.Snapshot(now_);
-  EXPECT_EQ(Describe(b), Rebuilt(model_, now_));
+  const SnapshotBuild b = *model_.Snapshot(now_);
+  EXPECT_EQ(DescribeSnapshot(b), Rebuilt(model_, now_));
   const Snapshot& s = b.snapshot;
   EXPECT_EQ(s.jobs[static_cast<size_t>(s.FindJob("ns/gang"))].priority, 200);
   EXPECT_FALSE(s.queues[static_cast<size_t>(s.FindQueue("team"))].problems.empty());
 }
 
-TEST_F(ClusterModelTest, CycleViewFiltersAndPatchesWithoutChangingTheModel) {
+TEST_F(ClusterModelTest, CycleViewPatchesWithoutChangingTheModel) {
+  model_.Snapshot(now_);
   ClusterModel::CycleView view;
-  // Leave out ns/b; see ns/g-0 as bound to n2 for this cycle.
-  // ns/g-1 sits the cycle out (gated); ns/a is on a node already (its patches do nothing); ns/b
-  // is left out, so its patch has nothing to patch; so has an unknown key.
-  view.include = [](const PodObject& pod) { return pod.meta.name != "b"; };
-  view.assumed_nodes = {{"ns/g-0", "n2"}, {"ns/a", "n1"}, {"ns/b", "n1"}, {"ns/unknown", "n1"}};
+  // See ns/g-0 as bound to n2 for this cycle; ns/g-1 sits the cycle out (gated). ns/a and ns/b
+  // are on nodes already (their patches do nothing); so is an unknown key.
+  view.assumed_nodes = {{"ns/g-0", "n2"}, {"ns/a", "n1"}, {"ns/b", "n2"}, {"ns/unknown", "n1"}};
   view.gated = {"ns/g-1", "ns/a", "ns/g-0"};  // g-0's bind wins over its gate
-  const SnapshotBuild b = model_.Snapshot(now_, view);
+  const SnapshotBuild b = *model_.Snapshot(now_, view);
+  EXPECT_TRUE(model_.last_was_patched());
 
   // The same as a full build of the objects with those changes made.
   ClusterObjects objects = model_.Objects();
-  std::erase_if(objects.pods, [](const PodObject& p) { return p.meta.name == "b"; });
   for (PodObject& p : objects.pods) {
     if (p.meta.name == "g-0") p.node_name = "n2";
     if (p.meta.name == "g-1") p.scheduling_gated = true;
   }
   SnapshotOptions options;
   options.now = now_;
-  EXPECT_EQ(Describe(b), Describe(BuildSnapshot(objects, options)));
+  EXPECT_EQ(DescribeSnapshot(b), DescribeSnapshot(BuildSnapshot(objects, options)));
   const Snapshot& s = b.snapshot;
-  EXPECT_EQ(s.FindPod("ns/b"), kNone);
   EXPECT_EQ(s.FindPod("ns/unknown"), kNone);  // an override of nothing adds nothing
   EXPECT_EQ(s.pods[static_cast<size_t>(s.FindPod("ns/g-0"))].status, PodStatus::kBound);
   EXPECT_EQ(s.pods[static_cast<size_t>(s.FindPod("ns/g-1"))].status, PodStatus::kGated);
   EXPECT_EQ(s.pods[static_cast<size_t>(s.FindPod("ns/a"))].node_name, "n2");
-  // The model itself is unchanged.
-  EXPECT_EQ(Describe(model_.Snapshot(now_)), Rebuilt(model_, now_));
+  EXPECT_EQ(s.pods[static_cast<size_t>(s.FindPod("ns/b"))].node_name, "n1");
+  // The model itself is unchanged, and the next snapshot without the view drops its patches.
+  EXPECT_EQ(DescribeSnapshot(*model_.Snapshot(now_)), Rebuilt(model_, now_));
+  EXPECT_TRUE(model_.last_was_patched());
   EXPECT_TRUE(model_.FindPod("ns/g-0")->node_name.empty());
   EXPECT_EQ(model_.FindPod("ns/none"), nullptr);
+}
+
+TEST_F(ClusterModelTest, ASnapshotStillHeldIsNotPatchedButBuiltAgain) {
+  const std::shared_ptr<const SnapshotBuild> held = model_.Snapshot(now_);
+  const std::vector<std::string> before = DescribeSnapshot(*held);
+  model_.Upsert(core::PodObject(MakePod("ns", "c").Queue("team").Gpus(1)));
+  const std::shared_ptr<const SnapshotBuild> next = model_.Snapshot(now_);
+  EXPECT_FALSE(model_.last_was_patched());
+  EXPECT_NE(held, next);
+  EXPECT_EQ(DescribeSnapshot(*held), before);  // the holder's snapshot is as it was
+  EXPECT_EQ(DescribeSnapshot(*next), Rebuilt(model_, now_));
+}
+
+TEST_F(ClusterModelTest, PatchesFollowPodsComingGoingAndMovingBetweenJobsAndNodes) {
+  model_.Snapshot(now_);
+  model_.RemovePod("ns/a");                                                        // gone from n2
+  model_.Upsert(core::PodObject(MakePod("ns", "0-first").Queue("team").Gpus(1)));  // new, first
+  model_.Upsert(core::PodObject(MakePod("ns", "g-2").Group("gang").Gpus(1).RunningOn("n2")));
+  model_.Upsert(core::PodObject(MakePod("ns", "g-0").Queue("team").Gpus(1)));  // leaves the gang
+  const std::shared_ptr<const SnapshotBuild> b = model_.Snapshot(now_);
+  EXPECT_TRUE(model_.last_was_patched());
+  EXPECT_EQ(DescribeSnapshot(*b), Rebuilt(model_, now_));
+  const Snapshot& s = b->snapshot;
+  EXPECT_EQ(s.pods.front().key, "ns/0-first");
+  const Job& gang = s.jobs[static_cast<size_t>(s.FindJob("ns/gang"))];
+  ASSERT_EQ(gang.pods.size(), 2u);  // g-1 and g-2
+  EXPECT_EQ(s.pods[static_cast<size_t>(gang.pods[1])].key, "ns/g-2");
+  EXPECT_NE(s.FindJob("ns/pg-g-0"), kNone);
+  EXPECT_EQ(s.FindJob("ns/pg-a"), kNone);
+  const Node& n2 = s.nodes[static_cast<size_t>(s.FindNode("n2"))];
+  ASSERT_EQ(n2.pods.size(), 1u);
+  EXPECT_EQ(s.pods[static_cast<size_t>(n2.pods.front())].key, "ns/g-2");
+}
+
+TEST_F(ClusterModelTest, AShardKeepsThePodsOfItsNodesAndPodGroups) {
+  ClusterModel shard(SnapshotOptions{}, PodShard{"kai.scheduler/node-pool", ""});
+  shard.Upsert(core::QueueObject(MakeQueue("team").Gpu(4, -1, 1)));
+  shard.Upsert(core::NodeObject(MakeNode("n1").Gpus(8)));
+  shard.Upsert(core::PodGroupObject(MakeGroup("ns", "mine").Queue("team")));
+  // On a node of the shard, and on one of another shard (the model was not given it).
+  shard.Upsert(core::PodObject(MakePod("ns", "here").Queue("team").Gpus(1).RunningOn("n1")));
+  shard.Upsert(core::PodObject(MakePod("ns", "there").Queue("team").Gpus(1).RunningOn("n9")));
+  // Pending: by PodGroup (this shard's, another's), else by label.
+  shard.Upsert(core::PodObject(MakePod("ns", "grouped").Group("mine").Gpus(1)));
+  shard.Upsert(core::PodObject(MakePod("ns", "elsewhere").Group("theirs").Gpus(1)));
+  shard.Upsert(core::PodObject(MakePod("ns", "plain").Queue("team").Gpus(1)));
+  shard.Upsert(core::PodObject(
+      MakePod("ns", "labelled").Queue("team").Label("kai.scheduler/node-pool", "b").Gpus(1)));
+  std::vector<std::string> keys;
+  for (const Pod& p : shard.Snapshot(now_)->snapshot.pods) keys.push_back(p.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"ns/grouped", "ns/here", "ns/plain"}));
+  // The other shard's PodGroup arrives here after all: its pod joins, patched in.
+  shard.Upsert(core::PodGroupObject(MakeGroup("ns", "theirs").Queue("team")));
+  const std::shared_ptr<const SnapshotBuild> b = shard.Snapshot(now_);
+  EXPECT_TRUE(shard.last_was_patched());
+  EXPECT_NE(b->snapshot.FindPod("ns/elsewhere"), kNone);
+  EXPECT_EQ(DescribeSnapshot(*b), DescribeSnapshot(shard.FullSnapshot(now_)));
 }
 
 }  // namespace

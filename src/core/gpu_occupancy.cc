@@ -53,37 +53,44 @@ void PlaceShared(Node& node, const std::vector<Pod>& pods, const std::vector<Ind
 
 }  // namespace
 
+void PlaceOnNode(Node& node, Index n, std::vector<Pod>& pods, const std::vector<Index>& on_node) {
+  std::vector<Index> shared;
+  std::vector<Index> whole;
+  for (Index i : on_node) {
+    Pod& pod = pods[static_cast<size_t>(i)];
+    pod.node = n;
+    node.pods.push_back(i);
+    node.used += pod.request;
+    if (pod.gpu.is_shared()) shared.push_back(i);
+    if (pod.gpu.kind == GpuSharing::Kind::kWhole) whole.push_back(i);
+  }
+  PlaceShared(node, pods, shared);
+  for (Index i : whole) {
+    for (int64_t k = 0; k < pods[static_cast<size_t>(i)].gpu.whole_devices; ++k) {
+      GpuDevice& d = TakeIdleDevice(node);
+      d.state = GpuDevice::State::kWhole;
+      d.used_portion_milli = Quantity(1000);
+      d.holders.push_back({i, Quantity(1000)});
+    }
+  }
+}
+
 void PlacePodsOnNodes(std::vector<Node>& nodes, std::vector<Pod>& pods) {
   // Lookup only (nothing iterates it), so a hash map's order decides nothing.
   std::unordered_map<std::string_view, Index> node_index;
   node_index.reserve(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i)
     node_index.emplace(nodes[i].name, static_cast<Index>(i));
-  std::vector<std::vector<Index>> shared(nodes.size());
-  std::vector<std::vector<Index>> whole(nodes.size());
+  std::vector<std::vector<Index>> on_node(nodes.size());
   for (size_t i = 0; i < pods.size(); ++i) {
-    Pod& pod = pods[i];
+    const Pod& pod = pods[i];
     if (!IsActiveUsedStatus(pod.status)) continue;
     auto found = node_index.find(pod.node_name);
-    if (found == node_index.end()) continue;
-    pod.node = found->second;
-    Node& node = nodes[static_cast<size_t>(found->second)];
-    node.pods.push_back(static_cast<Index>(i));
-    node.used += pod.request;
-    const size_t n = static_cast<size_t>(found->second);
-    if (pod.gpu.is_shared()) shared[n].push_back(static_cast<Index>(i));
-    if (pod.gpu.kind == GpuSharing::Kind::kWhole) whole[n].push_back(static_cast<Index>(i));
+    if (found != node_index.end())
+      on_node[static_cast<size_t>(found->second)].push_back(static_cast<Index>(i));
   }
   for (size_t n = 0; n < nodes.size(); ++n) {
-    PlaceShared(nodes[n], pods, shared[n]);
-    for (Index i : whole[n]) {
-      for (int64_t k = 0; k < pods[static_cast<size_t>(i)].gpu.whole_devices; ++k) {
-        GpuDevice& d = TakeIdleDevice(nodes[n]);
-        d.state = GpuDevice::State::kWhole;
-        d.used_portion_milli = Quantity(1000);
-        d.holders.push_back({i, Quantity(1000)});
-      }
-    }
+    PlaceOnNode(nodes[n], static_cast<Index>(n), pods, on_node[n]);
   }
 }
 

@@ -1,5 +1,6 @@
 // Pod groups: explicit PodGroups, implicit groups of one, subgroups, priority and queue.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <string_view>
@@ -17,21 +18,18 @@ std::string Lower(std::string s) {
   return s;
 }
 
-struct PriorityTable {
-  std::map<std::string, int32_t> by_name;
-  std::optional<int32_t> global_default;
+}  // namespace
 
+int32_t PriorityTable::Resolve(const std::string& class_name, const ObjectMeta& meta,
+                               std::string_view kind, Reporter& reporter) const {
   // KAI: the class's value; a missing or unknown class gets the global default, else 50.
-  int32_t Resolve(const std::string& class_name, const ObjectMeta& meta, std::string_view kind,
-                  Reporter& reporter) const {
-    if (!class_name.empty()) {
-      if (auto it = by_name.find(class_name); it != by_name.end()) return it->second;
-      reporter.Warn(meta, kind, "priorityClassName",
-                    "PriorityClass " + class_name + " does not exist; using the default priority");
-    }
-    return global_default.value_or(kDefaultPodGroupPriority);
+  if (!class_name.empty()) {
+    if (auto it = by_name.find(class_name); it != by_name.end()) return it->second;
+    reporter.Warn(meta, kind, "priorityClassName",
+                  "PriorityClass " + class_name + " does not exist; using the default priority");
   }
-};
+  return global_default.value_or(kDefaultPodGroupPriority);
+}
 
 PriorityTable BuildPriorityTable(const std::vector<PriorityClassObject>& classes) {
   PriorityTable table;
@@ -43,6 +41,8 @@ PriorityTable BuildPriorityTable(const std::vector<PriorityClassObject>& classes
   }
   return table;
 }
+
+namespace {
 
 bool PreemptibleOf(Preemptibility p, int32_t priority) {
   if (p == Preemptibility::kPreemptible) return true;
@@ -133,6 +133,8 @@ void ReadSchedulerAnnotations(const PodGroupObject& o, Job& job, Reporter& repor
   read(kStaleGraceAnnotation, ParseGoDuration, job.stale_grace_period);
 }
 
+}  // namespace
+
 Job JobFromPodGroup(const PodGroupObject& o, const SnapshotOptions& options,
                     const PriorityTable& priorities, Reporter& reporter) {
   Job job;
@@ -193,25 +195,45 @@ Job ImplicitJob(const Pod& pod, const SnapshotOptions& options, const PriorityTa
   return job;
 }
 
-void AttachPods(std::vector<Job>& jobs, std::vector<Pod>& pods) {
-  for (size_t i = 0; i < pods.size(); ++i) {
-    Pod& pod = pods[i];
-    if (pod.job == kNone) continue;
-    Job& job = jobs[static_cast<size_t>(pod.job)];
-    job.pods.push_back(static_cast<Index>(i));
-    const std::string wanted = pod.sub_group.empty() ? "default" : Lower(pod.sub_group);
-    auto sg = std::find_if(job.sub_groups.begin(), job.sub_groups.end(),
-                           [&](const SubGroup& s) { return s.name == wanted; });
-    if (sg == job.sub_groups.end() || !sg->leaf) {
-      pod.problems.push_back("label kai.scheduler/subgroup-name: pod group " + job.key +
-                             " has no leaf subgroup \"" + wanted + "\"");
-      continue;
-    }
-    sg->pods.push_back(static_cast<Index>(i));
-  }
+Job JobForMissingGroup(const Pod& pod, const SnapshotOptions& options,
+                       const PriorityTable& priorities, Reporter& reporter) {
+  // The annotation names a PodGroup that is not there: keep the pods together, pending.
+  Job job = ImplicitJob(pod, options, priorities, reporter);
+  job.key = pod.meta.namespace_name + "/" + pod.pod_group_name;
+  job.name = pod.pod_group_name;
+  job.problems.push_back("PodGroup " + job.key +
+                         " (named by the pod-group-name annotation) does not exist");
+  reporter.Warn(pod.meta, "Pod", "metadata.annotations[pod-group-name]",
+                "PodGroup " + job.key + " does not exist; the pod will not be scheduled");
+  return job;
 }
 
-}  // namespace
+void AttachPod(Job& job, Index index, Pod& pod) {
+  job.pods.push_back(index);
+  const std::string wanted = pod.sub_group.empty() ? "default" : Lower(pod.sub_group);
+  auto sg = std::find_if(job.sub_groups.begin(), job.sub_groups.end(),
+                         [&](const SubGroup& s) { return s.name == wanted; });
+  if (sg == job.sub_groups.end() || !sg->leaf) {
+    pod.problems.push_back("label kai.scheduler/subgroup-name: pod group " + job.key +
+                           " has no leaf subgroup \"" + wanted + "\"");
+    return;
+  }
+  sg->pods.push_back(index);
+}
+
+void ResolveJobQueue(Job& job, const std::vector<Queue>& queues,
+                     const std::function<std::string()>& source, Reporter& reporter) {
+  const size_t known_problems = job.problems.size();
+  ResolveQueue(job, queues);
+  if (job.problems.size() == known_problems) return;
+  ObjectMeta meta;
+  meta.namespace_name = job.namespace_name;
+  meta.name = job.name;
+  meta.source = source();
+  reporter.Warn(meta, job.implicit ? "implicit PodGroup" : "PodGroup",
+                job.implicit ? "queue label" : "spec.queue",
+                job.problems.back() + "; the pod group will not be scheduled");
+}
 
 std::vector<Job> BuildJobs(const std::vector<const PodGroupObject*>& pod_groups,
                            const std::vector<PriorityClassObject>& priority_classes,
@@ -254,15 +276,7 @@ std::vector<Job> BuildJobs(const std::vector<const PodGroupObject*>& pod_groups,
       made_job_of_pod[i] = it->second;
       continue;
     }
-    // The annotation names a PodGroup that is not there: keep the pods together, pending.
-    Job job = ImplicitJob(pod, options, priorities, reporter);
-    job.key = std::move(key);
-    job.name = pod.pod_group_name;
-    job.problems.push_back("PodGroup " + job.key +
-                           " (named by the pod-group-name annotation) does not exist");
-    reporter.Warn(pod.meta, "Pod", "metadata.annotations[pod-group-name]",
-                  "PodGroup " + job.key + " does not exist; the pod will not be scheduled");
-    add(std::move(job));
+    add(JobForMissingGroup(pod, options, priorities, reporter));
     made_job_of_pod[i] = static_cast<Index>(jobs.size() - 1);
   }
   made.clear();  // its keys view jobs about to move
@@ -285,25 +299,23 @@ std::vector<Job> BuildJobs(const std::vector<const PodGroupObject*>& pod_groups,
     if (made_index != kNone) pods[i].job = sorted_index[static_cast<size_t>(made_index)];
   }
   for (size_t j = 0; j < jobs.size(); ++j) {
-    Job& job = jobs[j];
-    const size_t known_problems = job.problems.size();
-    ResolveQueue(job, queues);
-    if (job.problems.size() == known_problems) continue;
-    ObjectMeta meta;
-    meta.namespace_name = job.namespace_name;
-    meta.name = job.name;
-    for (const PodGroupObject* o : pod_groups) {
-      if (o->meta.Key() == job.key) meta.source = o->meta.source;
-    }
-    for (size_t i = 0; meta.source.empty() && i < pods.size(); ++i) {
-      // An implicit group has no object of its own: name the file of its pod.
-      if (pods[i].job == static_cast<Index>(j)) meta.source = pods[i].meta.source;
-    }
-    reporter.Warn(meta, job.implicit ? "implicit PodGroup" : "PodGroup",
-                  job.implicit ? "queue label" : "spec.queue",
-                  job.problems.back() + "; the pod group will not be scheduled");
+    // The file a warning names: the PodGroup's, else (an implicit group has no object of its
+    // own) its pod's; looked for only when the queue cannot be used.
+    const auto source = [&]() -> std::string {
+      for (const PodGroupObject* o : pod_groups) {
+        if (o->meta.Key() == jobs[j].key) return o->meta.source;
+      }
+      for (const Pod& pod : pods) {
+        if (pod.job == static_cast<Index>(j)) return pod.meta.source;
+      }
+      return "";
+    };
+    ResolveJobQueue(jobs[j], queues, source, reporter);
   }
-  AttachPods(jobs, pods);
+  for (size_t i = 0; i < pods.size(); ++i) {
+    Pod& pod = pods[i];
+    if (pod.job != kNone) AttachPod(jobs[static_cast<size_t>(pod.job)], static_cast<Index>(i), pod);
+  }
   return jobs;
 }
 

@@ -55,7 +55,7 @@ ClusterCache::ClusterCache(kubeclient::Client& client, Shard shard,
       priority_classes_(client, For(PriorityClasses()), DecodePriorityClassObject),
       budgets_(client, For(kubeclient::resources::PodDisruptionBudgets()),
                DecodePodDisruptionBudgetObject),
-      model_(std::move(model_options)) {
+      model_(std::move(model_options), core::PodShard{shard_.label_key, shard_.value}) {
   // The model first, so that a cycle woken by a change below already sees it.
   Track(nodes_);
   Track(pods_);
@@ -182,8 +182,8 @@ core::ClusterObjects ClusterCache::Objects() const {
   return objects;
 }
 
-core::SnapshotBuild ClusterCache::Snapshot(core::Time now,
-                                           const std::set<std::string>& held_back) const {
+std::shared_ptr<const core::SnapshotBuild> ClusterCache::Snapshot(
+    core::Time now, const std::set<std::string>& held_back) {
   // The overlay is copied before the model is read, as in Objects().
   std::map<std::string, std::string> assumed;
   {
@@ -193,7 +193,6 @@ core::SnapshotBuild ClusterCache::Snapshot(core::Time now,
   core::ClusterModel::CycleView view;
   view.assumed_nodes = std::move(assumed);
   view.gated = held_back;
-  view.include = [this](const core::PodObject& pod) { return InShard(pod); };
   std::lock_guard lock(model_mu_);
   return model_.Snapshot(now, view);
 }

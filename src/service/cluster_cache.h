@@ -54,7 +54,9 @@ class ClusterCache {
   // (core::ClusterModel: nodes and pods are read when they change, not every cycle), with the
   // overlay applied, other shards' pods left out, and the pods in `held_back` (failed binds in
   // back-off) gated for this cycle. The same snapshot BuildSnapshot(Objects()) would give.
-  core::SnapshotBuild Snapshot(core::Time now, const std::set<std::string>& held_back) const;
+  // Shared with the model, which patches it for the next cycle once the holder lets go.
+  std::shared_ptr<const core::SnapshotBuild> Snapshot(core::Time now,
+                                                      const std::set<std::string>& held_back);
 
   // Whether a PodGroup wants its pods marked unschedulable (KAI's markUnschedulable; true for
   // an unknown group).
@@ -80,7 +82,8 @@ class ClusterCache {
   // A pod now shows `node`: drops its assumption; true when it was bound where we assumed.
   bool SettleAssumption(const std::string& pod, const std::string& node);
 
-  // Whether a pod belongs to this shard, given the shard's nodes and PodGroups.
+  // Whether a pod belongs to this shard, given the shard's nodes and PodGroups (the rule
+  // core::PodShard states, for Objects(); the model applies it itself).
   bool InShard(const core::PodObject& pod) const;
 
   Shard shard_;

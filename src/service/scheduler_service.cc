@@ -164,8 +164,8 @@ void SchedulerService::RunCycle() {
       if (InBackoff(pod, started)) held_back.insert(pod);
     }
   }
-  const core::SnapshotBuild build = cache_.Snapshot(now, held_back);
-  const core::Snapshot& snapshot = build.snapshot;
+  const std::shared_ptr<const core::SnapshotBuild> build = cache_.Snapshot(now, held_back);
+  const core::Snapshot& snapshot = build->snapshot;
   const std::chrono::nanoseconds snapshot_took = std::chrono::steady_clock::now() - started;
   scheduler::RunOptions run;
   run.config = options_.config;
@@ -193,7 +193,7 @@ void SchedulerService::RunCycle() {
     bind_queue_.push_back({d.pod, cache_.PodUid(d.pod), d.node, gang, created});
     bind_ready_.notify_one();
   };
-  scheduler::RunReport report = scheduler::RunCycle(build, run);
+  scheduler::RunReport report = scheduler::RunCycle(*build, run);
   if (!report.cycles.empty()) {
     // The snapshot came from the model before the run: its time leads the phases.
     std::vector<scheduler::PhaseTiming>& timings = report.cycles.front().timings;
