@@ -5,6 +5,7 @@
 #include "cli/generate_command.h"
 #include "cli/schedule_command.h"
 #include "cli/scheduler_command.h"
+#include "cli/simulate_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Quotient: a GPU scheduler for Kubernetes, compatible with KAI Scheduler"};
@@ -14,6 +15,8 @@ int main(int argc, char** argv) {
   CLI::App* schedule = quotient::cli::AddScheduleCommand(app, schedule_flags);
   quotient::cli::SchedulerFlags scheduler_flags;
   CLI::App* scheduler = quotient::cli::AddSchedulerCommand(app, scheduler_flags);
+  quotient::cli::SimulateFlags simulate_flags;
+  CLI::App* simulate = quotient::cli::AddSimulateCommand(app, simulate_flags);
   quotient::cli::GenerateClusterFlags generate_cluster_flags;
   CLI::App* generate_cluster = quotient::cli::AddGenerateCommand(app, generate_cluster_flags);
   try {
@@ -32,6 +35,9 @@ int main(int argc, char** argv) {
     return quotient::cli::RunSchedule(schedule_flags, std::cin, std::cout, std::cerr);
   }
   if (scheduler->parsed()) return quotient::cli::RunScheduler(scheduler_flags);
+  if (simulate->parsed()) {
+    return quotient::cli::RunSimulate(simulate_flags, std::cin, std::cout, std::cerr);
+  }
   if (generate_cluster->parsed()) {
     return quotient::cli::RunGenerateCluster(generate_cluster_flags, std::cout, std::cerr);
   }

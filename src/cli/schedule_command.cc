@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "actions/registry.h"
+#include "cli/command_common.h"
 #include "cli/report_document.h"
 #include "cli/report_table.h"
 #include "cli/table.h"
@@ -18,33 +19,6 @@
 
 namespace quotient::cli {
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitBadInput = 1;
-constexpr int kExitUsage = 2;
-
-std::vector<std::string> SplitActions(const std::string& list) {
-  std::vector<std::string> out;
-  std::string current;
-  for (char c : list + ",") {
-    if (c == ',') {
-      while (!current.empty() && current.back() == ' ') current.pop_back();
-      if (!current.empty()) out.push_back(current);
-      current.clear();
-    } else if (!(c == ' ' && current.empty())) {
-      current += c;
-    }
-  }
-  return out;
-}
-
-void PrintDiagnostics(const std::vector<core::Diagnostic>& diagnostics, std::ostream& err) {
-  for (const core::Diagnostic& d : diagnostics) {
-    err << "quotient: "
-        << (d.severity == core::Diagnostic::Severity::kError ? "error: " : "warning: ")
-        << d.ToString() << "\n";
-  }
-}
 
 // --profile: the CLI owns the clock; the scheduler library reads it only through
 // RunOptions::monotonic_clock.
@@ -144,25 +118,11 @@ int RunSchedule(const ScheduleFlags& flags, std::istream& stdin_stream, std::ost
   Profile profile;
   profile.started = MonotonicNow();
   scheduler::RunOptions options;
-  if (!flags.config_path.empty()) {
-    Result<scheduler::SchedulerConfig> config = kube::LoadSchedulerConfigFile(flags.config_path);
-    if (!config.ok()) {
-      err << "quotient: error: " << config.message() << "\n";
-      return kExitBadInput;
-    }
-    options.config = config.value();
+  if (std::optional<int> failed =
+          LoadConfig(flags.config_path, flags.actions, options.config, err)) {
+    return *failed;
   }
   options.config.reference_search = flags.reference_search;
-  if (!flags.actions.empty()) {
-    options.config.actions = SplitActions(flags.actions);
-    for (const std::string& name : options.config.actions) {
-      if (!actions::IsKnownAction(name)) {
-        err << "quotient: error: --actions: unknown action \"" << name
-            << "\" (known: allocate, consolidation, reclaim, preempt, stalegangeviction)\n";
-        return kExitUsage;
-      }
-    }
-  }
   options.scheduler_name = !flags.scheduler_name.empty()   ? flags.scheduler_name
                            : options.config.scheduler_name ? *options.config.scheduler_name
                                                            : "quotient";

@@ -5,6 +5,28 @@
 
 namespace quotient::scheduler {
 
+void ResetAsRecreated(core::PodObject& pod) {
+  pod.node_name.clear();
+  pod.phase = core::PodPhase::kPending;
+  pod.meta.deleting = false;
+  // A new pod has no GPU group until the binder assigns one.
+  for (auto it = pod.meta.labels.begin(); it != pod.meta.labels.end();) {
+    const bool gpu_group =
+        it->first == "runai-gpu-group" || it->first.rfind("runai-gpu-group/", 0) == 0;
+    it = gpu_group ? pod.meta.labels.erase(it) : std::next(it);
+  }
+}
+
+void ApplyBind(core::PodObject& pod, const Decision& d) {
+  pod.node_name = d.node;
+  pod.phase = core::PodPhase::kRunning;
+  if (d.gpu_groups.size() == 1) {
+    pod.meta.labels["runai-gpu-group"] = d.gpu_groups.front();
+  } else {
+    for (const std::string& g : d.gpu_groups) pod.meta.labels["runai-gpu-group/" + g] = g;
+  }
+}
+
 void AdvanceWorld(core::ClusterObjects& objects, const std::vector<Decision>& decisions,
                   bool delete_evicted) {
   std::map<std::string, const Decision*> bind_of;
@@ -19,29 +41,11 @@ void AdvanceWorld(core::ClusterObjects& objects, const std::vector<Decision>& de
     const std::string key = pod.meta.Key();
     if (evict_of.count(key)) {
       if (delete_evicted) continue;
-      // The controller's replacement: same name, labels and annotations, not yet placed.
-      pod.node_name.clear();
-      pod.phase = core::PodPhase::kPending;
-      pod.meta.deleting = false;
-      // A new pod has no GPU group until the binder assigns one.
-      for (auto it = pod.meta.labels.begin(); it != pod.meta.labels.end();) {
-        const bool gpu_group =
-            it->first == "runai-gpu-group" || it->first.rfind("runai-gpu-group/", 0) == 0;
-        it = gpu_group ? pod.meta.labels.erase(it) : std::next(it);
-      }
+      ResetAsRecreated(pod);
       next.push_back(std::move(pod));
       continue;
     }
-    if (auto it = bind_of.find(key); it != bind_of.end()) {
-      const Decision& d = *it->second;
-      pod.node_name = d.node;
-      pod.phase = core::PodPhase::kRunning;
-      if (d.gpu_groups.size() == 1) {
-        pod.meta.labels["runai-gpu-group"] = d.gpu_groups.front();
-      } else {
-        for (const std::string& g : d.gpu_groups) pod.meta.labels["runai-gpu-group/" + g] = g;
-      }
-    }
+    if (auto it = bind_of.find(key); it != bind_of.end()) ApplyBind(pod, *it->second);
     next.push_back(std::move(pod));
   }
   objects.pods = std::move(next);

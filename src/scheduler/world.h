@@ -19,6 +19,12 @@ namespace quotient::scheduler {
 using framework::Decision;
 using framework::DecisionKind;
 
+// The pod as its bind leaves it: on the decision's node, Running, with its GPU group labels.
+void ApplyBind(core::PodObject& pod, const Decision& d);
+// An evicted pod's replacement as its workload controller would make it: the same name, labels
+// and annotations, Pending, not placed, without GPU groups.
+void ResetAsRecreated(core::PodObject& pod);
+
 void AdvanceWorld(core::ClusterObjects& objects, const std::vector<Decision>& decisions,
                   bool delete_evicted);
 

@@ -1,0 +1,36 @@
+// `quotient simulate`: replay a cluster and a workload over simulated time with the real
+// scheduling core, print a summary and write CSV time series (docs/simulate-command.md).
+//
+//   quotient simulate [--config FILE] [--actions LIST] [--scheduler-name NAME] [--period 1s]
+//                     [--until DURATION] [--settle 1h] [--checkpoint FRACTION]
+//                     [--start RFC3339] [--csv DIR] FILE|DIR|- ...
+//
+// Exit codes: 0 the run completed, 1 input that cannot be read, 2 bad usage.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace quotient::cli {
+
+struct SimulateFlags {
+  std::string config_path;
+  std::string actions;
+  std::string scheduler_name;
+  std::string period = "1s";
+  std::string until;  // empty: until everything has settled
+  std::string settle = "1h";
+  std::string checkpoint = "0";  // fraction of progress an evicted pod keeps
+  std::string start = "2026-01-01T00:00:00Z";
+  std::string csv_dir;
+  std::vector<std::string> inputs;
+};
+
+CLI::App* AddSimulateCommand(CLI::App& app, SimulateFlags& flags);
+
+int RunSimulate(const SimulateFlags& flags, std::istream& stdin_stream, std::ostream& out,
+                std::ostream& err);
+
+}  // namespace quotient::cli

@@ -1,0 +1,323 @@
+#include "simulate/simulation.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include "core/accounting.h"
+#include "core/cluster_model.h"
+#include "scheduler/run.h"
+#include "scheduler/world.h"
+#include "simulate/workload_times.h"
+
+namespace quotient::simulate {
+namespace {
+
+using std::chrono::seconds;
+
+// A pod of the workload, as the simulated cluster holds it.
+struct LivePod {
+  core::PodObject object;  // as last given to the model
+  PodTimes times;
+  seconds remaining{0};                  // work left, when the duration is known
+  std::optional<seconds> running_since;  // the current run's start
+  uint64_t run = 0;                      // which run a completion event belongs to
+};
+
+// Completions come before arrivals at the same instant: what finishes frees room for what comes.
+enum class EventKind { kCompletion = 0, kArrival = 1 };
+using Event = std::tuple<int64_t, EventKind, std::string, uint64_t>;  // time, kind, pod, run
+
+class Simulator {
+ public:
+  Simulator(core::ClusterObjects objects, std::map<std::string, PodTimes> times,
+            const SimulationOptions& options);
+  SimulationResult Run();
+
+ private:
+  void ApplyEventsUpTo(seconds t);
+  void Arrive(LivePod& pod);
+  // One scheduling cycle at `t`; whether it decided anything.
+  bool Cycle(seconds t);
+  void Bound(LivePod& pod, const framework::Decision& d, seconds t);
+  void Evicted(LivePod& pod, seconds t);
+  void Sample(seconds t, const core::Snapshot& s, const scheduler::RunReport& report);
+  bool WorkLeft() const;
+
+  const SimulationOptions& options_;
+  core::ClusterModel model_;
+  std::map<std::string, LivePod> pods_;
+  std::map<std::string, core::PodGroupObject> groups_;  // added with their first pod
+  std::set<std::string> groups_added_;
+  std::set<Event> events_;
+  std::map<std::string, PodOutcome> outcomes_;
+  int64_t evictions_ = 0;
+  int64_t lost_gpu_milli_seconds_ = 0;
+  SimulationResult result_;
+};
+
+core::SnapshotOptions ModelOptions(const SimulationOptions& o) {
+  core::SnapshotOptions s;
+  s.scheduler_name = o.scheduler_name;
+  s.queue_label_key = o.queue_label_key;
+  s.node_pool_label_key = o.node_pool_label_key;
+  return s;
+}
+
+// `t` rounded up to the cycle grid.
+seconds OnGrid(seconds t, seconds period) {
+  const int64_t p = std::max<int64_t>(1, period.count());
+  return seconds((t.count() + p - 1) / p * p);
+}
+
+Simulator::Simulator(core::ClusterObjects objects, std::map<std::string, PodTimes> times,
+                     const SimulationOptions& options)
+    : options_(options), model_(ModelOptions(options)) {
+  for (core::NodeObject& n : objects.nodes) model_.Upsert(std::move(n));
+  for (core::QueueObject& q : objects.queues) model_.Upsert(std::move(q));
+  for (core::PriorityClassObject& c : objects.priority_classes) model_.Upsert(std::move(c));
+  for (core::PodDisruptionBudgetObject& b : objects.pod_disruption_budgets) {
+    model_.Upsert(std::move(b));
+  }
+  for (core::PodGroupObject& g : objects.pod_groups) {
+    std::string key = g.meta.Key();
+    groups_.emplace(std::move(key), std::move(g));
+  }
+  for (core::PodObject& object : objects.pods) {
+    const std::string key = object.meta.Key();
+    const auto own = times.find(key);
+    if (own == times.end()) {  // another scheduler's: there throughout
+      model_.Upsert(std::move(object));
+      continue;
+    }
+    LivePod& pod = pods_[key];
+    pod.times = own->second;
+    pod.remaining = pod.times.duration.value_or(seconds(0));
+    pod.object = std::move(object);
+    PodOutcome& outcome = outcomes_[key];
+    outcome.pod = key;
+    outcome.arrival = pod.times.arrival;
+    if (!pod.object.node_name.empty()) {
+      // Running when the run starts (a snapshot of a real cluster): its run starts now.
+      Arrive(pod);
+      pod.running_since = seconds(0);
+      outcome.started = seconds(0);
+      outcome.state = PodState::kRunning;
+      if (pod.times.duration)
+        events_.emplace(pod.remaining.count(), EventKind::kCompletion, key, 0);
+    } else {
+      events_.emplace(pod.times.arrival.count(), EventKind::kArrival, key, 0);
+    }
+  }
+}
+
+void Simulator::Arrive(LivePod& pod) {
+  const auto group = pod.object.meta.annotations.find("pod-group-name");
+  if (group != pod.object.meta.annotations.end()) {
+    const std::string key = pod.object.meta.namespace_name + "/" + group->second;
+    const auto it = groups_.find(key);
+    if (it != groups_.end() && groups_added_.insert(key).second) model_.Upsert(it->second);
+  }
+  model_.Upsert(pod.object);
+}
+
+void Simulator::ApplyEventsUpTo(seconds t) {
+  while (!events_.empty() && std::get<0>(*events_.begin()) <= t.count()) {
+    const auto [time, kind, key, run] = *events_.begin();
+    events_.erase(events_.begin());
+    LivePod& pod = pods_.at(key);
+    if (kind == EventKind::kArrival) {
+      Arrive(pod);
+      continue;
+    }
+    if (run != pod.run || !pod.running_since) continue;  // a run an eviction ended
+    model_.RemovePod(key);
+    PodOutcome& outcome = outcomes_.at(key);
+    outcome.finished = seconds(time);
+    outcome.state = PodState::kCompleted;
+    pod.running_since.reset();
+  }
+}
+
+void Simulator::Bound(LivePod& pod, const framework::Decision& d, seconds t) {
+  scheduler::ApplyBind(pod.object, d);
+  model_.Upsert(pod.object);
+  pod.running_since = t;
+  ++pod.run;
+  PodOutcome& outcome = outcomes_.at(d.pod);
+  if (!outcome.started) outcome.started = t;
+  outcome.state = PodState::kRunning;
+  if (pod.times.duration) {
+    events_.emplace((t + pod.remaining).count(), EventKind::kCompletion, d.pod, pod.run);
+  }
+}
+
+void Simulator::Evicted(LivePod& pod, seconds t) {
+  const std::string key = pod.object.meta.Key();
+  PodOutcome& outcome = outcomes_.at(key);
+  if (pod.running_since) {
+    const int64_t ran = (t - *pod.running_since).count();
+    const int64_t kept = ran * options_.checkpoint_permille / 1000;
+    lost_gpu_milli_seconds_ += outcome.gpu_milli * (ran - kept);
+    if (pod.times.duration) pod.remaining -= seconds(kept);
+  }
+  pod.running_since.reset();
+  ++pod.run;  // its completion event is void
+  ++outcome.evictions;
+  ++evictions_;
+  outcome.state = PodState::kPending;
+  scheduler::ResetAsRecreated(pod.object);
+  model_.Upsert(pod.object);
+}
+
+bool Simulator::Cycle(seconds t) {
+  const std::shared_ptr<const core::SnapshotBuild> build = model_.Snapshot(options_.start + t);
+  if (result_.cycles == 0) result_.diagnostics = build->diagnostics;
+  scheduler::RunOptions run;
+  run.config = options_.config;
+  run.scheduler_name = options_.scheduler_name;
+  run.queue_label_key = options_.queue_label_key;
+  run.node_pool_label_key = options_.node_pool_label_key;
+  run.now = options_.start + t;
+  const scheduler::RunReport report = scheduler::RunCycle(*build, run);
+  ++result_.cycles;
+  Sample(t, build->snapshot, report);
+  if (report.cycles.empty()) return false;
+  const scheduler::CycleReport& cycle = report.cycles.front();
+  for (const scheduler::AnnotationChange& a : cycle.annotations) {
+    const auto group = groups_.find(a.pod_group);
+    if (group == groups_.end()) continue;
+    if (a.value) {
+      group->second.meta.annotations[a.key] = *a.value;
+    } else {
+      group->second.meta.annotations.erase(a.key);
+    }
+    model_.Upsert(group->second);
+  }
+  for (const framework::Decision& d : cycle.decisions) {
+    const auto pod = pods_.find(d.pod);
+    if (pod == pods_.end()) continue;
+    if (d.kind == framework::DecisionKind::kBind) Bound(pod->second, d, t);
+    if (d.kind == framework::DecisionKind::kEvict) Evicted(pod->second, t);
+  }
+  return !cycle.decisions.empty();
+}
+
+void Simulator::Sample(seconds t, const core::Snapshot& s, const scheduler::RunReport& report) {
+  ClusterSample c;
+  c.time = t;
+  c.evictions = evictions_;
+  c.lost_gpu_milli_seconds = lost_gpu_milli_seconds_;
+  for (const core::Node& n : s.nodes) {
+    if (!n.usable) continue;
+    c.gpu_milli += n.allocatable.gpu_milli.value();
+    int64_t idle = 0;
+    for (const core::GpuDevice& d : n.gpus) {
+      if (d.state == core::GpuDevice::State::kIdle) ++idle;
+      if (d.state == core::GpuDevice::State::kShared && d.used_portion_milli.value() < 1000) {
+        ++c.partly_used_gpus;
+      }
+    }
+    if (idle < options_.gang_gpus) c.stranded_gpus += idle;
+  }
+  std::vector<int64_t> allocated(s.queues.size(), 0);
+  std::vector<int64_t> pending(s.queues.size(), 0);
+  for (const core::Pod& pod : s.pods) {
+    if (!pod.ours || pod.job == core::kNone) continue;
+    const core::Job& job = s.jobs[static_cast<size_t>(pod.job)];
+    const auto outcome = outcomes_.find(pod.key);
+    const core::Node* node =
+        pod.node == core::kNone ? nullptr : &s.nodes[static_cast<size_t>(pod.node)];
+    const int64_t gpu = core::QuotaOf(pod, node, s)[core::ShareResource::kGpu].value();
+    if (outcome != outcomes_.end() && outcome->second.queue.empty()) {
+      outcome->second.queue = job.queue_name;
+      outcome->second.pod_group = job.key;
+    }
+    // What it holds once placed; until then what it asks for.
+    if (outcome != outcomes_.end() &&
+        (core::IsAllocatedStatus(pod.status) || outcome->second.gpu_milli == 0)) {
+      outcome->second.gpu_milli = gpu;
+    }
+    if (core::IsActiveUsedStatus(pod.status)) ++c.running_pods;
+    if (pod.status == core::PodStatus::kPending) ++c.pending_pods;
+    for (core::Index q = job.queue; q != core::kNone; q = s.queues[static_cast<size_t>(q)].parent) {
+      if (core::IsAllocatedStatus(pod.status)) allocated[static_cast<size_t>(q)] += gpu;
+      if (pod.status == core::PodStatus::kPending) ++pending[static_cast<size_t>(q)];
+    }
+    if (core::IsAllocatedStatus(pod.status)) c.allocated_gpu_milli += gpu;
+  }
+  result_.cluster.push_back(c);
+  for (const scheduler::QueueReport& q : report.queues) {
+    const core::Index at = s.FindQueue(q.name);
+    if (at == core::kNone) continue;
+    QueueSample sample;
+    sample.time = t;
+    sample.queue = q.name;
+    sample.allocated_gpu_milli = allocated[static_cast<size_t>(at)];
+    sample.fair_share_gpu_milli = q.fair_share[core::ShareResource::kGpu].value();
+    const core::Bound& deserved = q.deserved[core::ShareResource::kGpu];
+    sample.deserved_gpu_milli = deserved.is_unlimited() ? -1 : deserved.amount().value();
+    sample.pending_pods = pending[static_cast<size_t>(at)];
+    result_.queues.push_back(sample);
+  }
+}
+
+bool Simulator::WorkLeft() const {
+  for (const auto& [key, outcome] : outcomes_) {
+    if (outcome.state != PodState::kCompleted) return true;
+  }
+  return false;
+}
+
+SimulationResult Simulator::Run() {
+  seconds t(0);
+  seconds last_active(0);
+  while (true) {
+    ApplyEventsUpTo(t);
+    const bool decided = Cycle(t);
+    if (decided) last_active = t;
+    if (options_.until && t >= *options_.until) break;
+    if (events_.empty() && !WorkLeft()) break;
+    if (events_.empty() && !decided && t - last_active >= options_.settle) break;
+    seconds next = t + options_.period;
+    if (!decided) {
+      // Nothing changes until the next event; time-based rules get a cycle at least every
+      // `settle` / 60 (a minute for the default hour) so they act near their moment.
+      const seconds step = std::max(options_.period, options_.settle / 60);
+      seconds wake = t + step;
+      if (!events_.empty())
+        wake = std::min(wake, OnGrid(seconds(std::get<0>(*events_.begin())), options_.period));
+      next = std::max(next, wake);
+    }
+    if (options_.until) next = std::min(next, std::max(t + seconds(1), *options_.until));
+    t = next;
+  }
+  result_.end = t;
+  for (auto& [key, outcome] : outcomes_) result_.pods.push_back(std::move(outcome));
+  return std::move(result_);
+}
+
+}  // namespace
+
+std::string_view PodStateName(PodState s) {
+  switch (s) {
+    case PodState::kPending:
+      return "Pending";
+    case PodState::kRunning:
+      return "Running";
+    case PodState::kCompleted:
+      return "Completed";
+  }
+  return "Unknown";
+}
+
+Result<SimulationResult> Simulate(core::ClusterObjects objects, const SimulationOptions& options) {
+  Result<std::map<std::string, PodTimes>> times = ReadPodTimes(objects, options.scheduler_name);
+  if (!times.ok()) return Status::Error(times.message());
+  Simulator simulator(std::move(objects), std::move(times.value()), options);
+  return simulator.Run();
+}
+
+}  // namespace quotient::simulate
