@@ -11,7 +11,7 @@ packages=(
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libcli11-dev
   prometheus-cpp-dev libcivetweb-dev
-  libjemalloc-dev
+  libjemalloc-dev libfccp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

@@ -6,6 +6,7 @@
 #include "cli/schedule_command.h"
 #include "cli/scheduler_command.h"
 #include "cli/simulate_command.h"
+#include "cli/trace_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Quotient: a GPU scheduler for Kubernetes, compatible with KAI Scheduler"};
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
   CLI::App* scheduler = quotient::cli::AddSchedulerCommand(app, scheduler_flags);
   quotient::cli::SimulateFlags simulate_flags;
   CLI::App* simulate = quotient::cli::AddSimulateCommand(app, simulate_flags);
+  quotient::cli::TracePhillyFlags trace_philly_flags;
+  CLI::App* trace_philly = quotient::cli::AddTraceCommand(app, trace_philly_flags);
   quotient::cli::GenerateClusterFlags generate_cluster_flags;
   CLI::App* generate_cluster = quotient::cli::AddGenerateCommand(app, generate_cluster_flags);
   try {
@@ -35,6 +38,9 @@ int main(int argc, char** argv) {
     return quotient::cli::RunSchedule(schedule_flags, std::cin, std::cout, std::cerr);
   }
   if (scheduler->parsed()) return quotient::cli::RunScheduler(scheduler_flags);
+  if (trace_philly->parsed()) {
+    return quotient::cli::RunTracePhilly(trace_philly_flags, std::cout, std::cerr);
+  }
   if (simulate->parsed()) {
     return quotient::cli::RunSimulate(simulate_flags, std::cin, std::cout, std::cerr);
   }

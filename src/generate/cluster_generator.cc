@@ -49,9 +49,10 @@ nlohmann::json ClusterList(const ClusterPlan& plan) {
   return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}};
 }
 
-void WriteCluster(const ClusterPlan& plan, OutputFormat format, std::ostream& out) {
+void WriteObjects(const std::function<void(const ObjectVisitor&)>& for_each, OutputFormat format,
+                  std::ostream& out) {
   if (format == OutputFormat::kYaml) {
-    ForEachObject(plan, [&](const nlohmann::json& object) {
+    for_each([&](const nlohmann::json& object) {
       YAML::Emitter emitter;
       EmitYaml(emitter, object);
       out << "---\n" << emitter.c_str() << "\n";
@@ -62,11 +63,15 @@ void WriteCluster(const ClusterPlan& plan, OutputFormat format, std::ostream& ou
   // one item per line, which also keeps the file friendly to grep, head and diff.
   out << R"({"apiVersion":"v1","kind":"List","items":[)";
   bool first = true;
-  ForEachObject(plan, [&](const nlohmann::json& object) {
+  for_each([&](const nlohmann::json& object) {
     out << (first ? "\n" : ",\n") << object.dump();
     first = false;
   });
   out << "\n]}\n";
+}
+
+void WriteCluster(const ClusterPlan& plan, OutputFormat format, std::ostream& out) {
+  WriteObjects([&plan](const ObjectVisitor& visit) { ForEachObject(plan, visit); }, format, out);
 }
 
 Result<nlohmann::json> GenerateCluster(const ClusterSpec& spec) {

@@ -25,8 +25,15 @@ namespace quotient::generate {
 
 enum class OutputFormat { kJson, kYaml };
 
+using ObjectVisitor = std::function<void(nlohmann::json)>;
+
 // Calls `visit` with each object of the plan, in output order.
-void ForEachObject(const ClusterPlan& plan, const std::function<void(nlohmann::json)>& visit);
+void ForEachObject(const ClusterPlan& plan, const ObjectVisitor& visit);
+
+// Writes the objects `for_each` visits: JSON as one `kind: List` with one item per line, or a
+// `---`-separated YAML stream. Also what trace adapters write with.
+void WriteObjects(const std::function<void(const ObjectVisitor&)>& for_each, OutputFormat format,
+                  std::ostream& out);
 
 // The plan as one `kind: List` (its items in output order). Holds the whole cluster in memory
 // (830 MB for xlarge, against 99 MB streaming); prefer WriteCluster for large specs.

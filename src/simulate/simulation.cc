@@ -41,10 +41,11 @@ class Simulator {
   void Arrive(LivePod& pod);
   // One scheduling cycle at `t`; whether it decided anything.
   bool Cycle(seconds t);
+  // The cycle's decisions and annotation changes, made real at `t`.
+  void Apply(const scheduler::CycleReport& cycle, seconds t);
   void Bound(LivePod& pod, const framework::Decision& d, seconds t);
   void Evicted(LivePod& pod, seconds t);
   void Sample(seconds t, const core::Snapshot& s, const scheduler::RunReport& report);
-  bool WorkLeft() const;
 
   const SimulationOptions& options_;
   core::ClusterModel model_;
@@ -53,6 +54,7 @@ class Simulator {
   std::set<std::string> groups_added_;
   std::set<Event> events_;
   std::map<std::string, PodOutcome> outcomes_;
+  int64_t waiting_ = 0;  // arrived pods not running: bound pods leave it, evicted ones return
   int64_t evictions_ = 0;
   int64_t lost_gpu_milli_seconds_ = 0;
   SimulationResult result_;
@@ -130,6 +132,7 @@ void Simulator::ApplyEventsUpTo(seconds t) {
     LivePod& pod = pods_.at(key);
     if (kind == EventKind::kArrival) {
       Arrive(pod);
+      ++waiting_;
       continue;
     }
     if (run != pod.run || !pod.running_since) continue;  // a run an eviction ended
@@ -144,6 +147,7 @@ void Simulator::ApplyEventsUpTo(seconds t) {
 void Simulator::Bound(LivePod& pod, const framework::Decision& d, seconds t) {
   scheduler::ApplyBind(pod.object, d);
   model_.Upsert(pod.object);
+  --waiting_;
   pod.running_since = t;
   ++pod.run;
   PodOutcome& outcome = outcomes_.at(d.pod);
@@ -167,13 +171,14 @@ void Simulator::Evicted(LivePod& pod, seconds t) {
   ++pod.run;  // its completion event is void
   ++outcome.evictions;
   ++evictions_;
+  ++waiting_;
   outcome.state = PodState::kPending;
   scheduler::ResetAsRecreated(pod.object);
   model_.Upsert(pod.object);
 }
 
 bool Simulator::Cycle(seconds t) {
-  const std::shared_ptr<const core::SnapshotBuild> build = model_.Snapshot(options_.start + t);
+  std::shared_ptr<const core::SnapshotBuild> build = model_.Snapshot(options_.start + t);
   if (result_.cycles == 0) result_.diagnostics = build->diagnostics;
   scheduler::RunOptions run;
   run.config = options_.config;
@@ -183,9 +188,16 @@ bool Simulator::Cycle(seconds t) {
   run.now = options_.start + t;
   const scheduler::RunReport report = scheduler::RunCycle(*build, run);
   ++result_.cycles;
-  Sample(t, build->snapshot, report);
-  if (report.cycles.empty()) return false;
-  const scheduler::CycleReport& cycle = report.cycles.front();
+  // Let go of it, so that the model patches it for the sample below rather than copying it.
+  build.reset();
+  const bool decided = !report.cycles.empty() && !report.cycles.front().decisions.empty();
+  if (!report.cycles.empty()) Apply(report.cycles.front(), t);
+  // The sample is the cluster as the cycle leaves it: what holds until the next one.
+  Sample(t, model_.Snapshot(options_.start + t)->snapshot, report);
+  return decided;
+}
+
+void Simulator::Apply(const scheduler::CycleReport& cycle, seconds t) {
   for (const scheduler::AnnotationChange& a : cycle.annotations) {
     const auto group = groups_.find(a.pod_group);
     if (group == groups_.end()) continue;
@@ -202,7 +214,6 @@ bool Simulator::Cycle(seconds t) {
     if (d.kind == framework::DecisionKind::kBind) Bound(pod->second, d, t);
     if (d.kind == framework::DecisionKind::kEvict) Evicted(pod->second, t);
   }
-  return !cycle.decisions.empty();
 }
 
 void Simulator::Sample(seconds t, const core::Snapshot& s, const scheduler::RunReport& report) {
@@ -264,32 +275,30 @@ void Simulator::Sample(seconds t, const core::Snapshot& s, const scheduler::RunR
   }
 }
 
-bool Simulator::WorkLeft() const {
-  for (const auto& [key, outcome] : outcomes_) {
-    if (outcome.state != PodState::kCompleted) return true;
-  }
-  return false;
-}
-
 SimulationResult Simulator::Run() {
   seconds t(0);
   seconds last_active(0);
+  const seconds idle_step = std::max(options_.period, options_.settle / 60);
   while (true) {
     ApplyEventsUpTo(t);
     const bool decided = Cycle(t);
     if (decided) last_active = t;
     if (options_.until && t >= *options_.until) break;
-    if (events_.empty() && !WorkLeft()) break;
+    // Nothing will arrive or finish, and nothing waits: only pods running for ever are left.
+    if (events_.empty() && waiting_ == 0) break;
     if (events_.empty() && !decided && t - last_active >= options_.settle) break;
+    const std::optional<seconds> next_event =
+        events_.empty()
+            ? std::nullopt
+            : std::optional(OnGrid(seconds(std::get<0>(*events_.begin())), options_.period));
     seconds next = t + options_.period;
-    if (!decided) {
-      // Nothing changes until the next event; time-based rules get a cycle at least every
-      // `settle` / 60 (a minute for the default hour) so they act near their moment.
-      const seconds step = std::max(options_.period, options_.settle / 60);
-      seconds wake = t + step;
-      if (!events_.empty())
-        wake = std::min(wake, OnGrid(seconds(std::get<0>(*events_.begin())), options_.period));
-      next = std::max(next, wake);
+    if (waiting_ == 0) {
+      // Nothing to place: the next arrival or completion is the next thing that can happen.
+      next = std::max(next, *next_event);
+    } else if (!decided) {
+      // Waiting work that the last cycle could not place: nothing changes until the next event,
+      // but time-based rules get a cycle every `idle_step` so they act near their moment.
+      next = std::max(next, next_event ? std::min(t + idle_step, *next_event) : t + idle_step);
     }
     if (options_.until) next = std::min(next, std::max(t + seconds(1), *options_.until));
     t = next;

@@ -4,11 +4,11 @@
 // Discrete events: pods arrive (workload_times.h), scheduling cycles run every `period` of
 // simulated time, a bound pod runs for its duration and completes, an evicted pod returns to
 // pending as its controller would recreate it (keeping `checkpoint_permille` of its progress).
-// Time jumps: after a cycle that decided nothing, the next one is at the next arrival or
-// completion (on the period's grid) but no later than `settle` / 60 (a minute by default), so
-// idle hours cost little and time-based rules (min-runtime protection, stale-gang eviction) act
-// within that of their moment; with no events left the run ends once cycles have decided nothing
-// for `settle`.
+// Time jumps: while nothing waits to be placed the next cycle is at the next arrival or
+// completion (on the period's grid); after a cycle that could not place what waits, at the next
+// event but no later than `settle` / 60 (a minute by default), so time-based rules (min-runtime
+// protection, stale-gang eviction) act within that of their moment; with no events left the run
+// ends once nothing waits, or once cycles have decided nothing for `settle`.
 //
 // Pure and deterministic: objects in, samples out; no clock, no randomness, no I/O.
 #pragma once
@@ -55,7 +55,7 @@ struct PodOutcome {
   PodState state = PodState::kPending;
 };
 
-// The cluster as a cycle found it at `time` (before its decisions).
+// The cluster as the cycle at `time` left it (after its decisions): what holds until the next.
 struct ClusterSample {
   std::chrono::seconds time{0};
   int64_t gpu_milli = 0;            // GPUs of usable nodes
