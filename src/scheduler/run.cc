@@ -183,8 +183,13 @@ QueueReport ReportQueue(const core::Snapshot& s, const fairshare::QueueShare& sh
 }
 
 void ReportFinalState(const framework::Session& session, const std::vector<Decision>& decisions,
-                      const std::set<std::string>& bound_by_run, RunReport& report) {
+                      const std::set<std::string>& bound_by_run, bool pods_and_groups,
+                      RunReport& report) {
   const core::Snapshot& s = session.snapshot();
+  for (const fairshare::QueueShare& share : session.shares().all()) {
+    report.queues.push_back(ReportQueue(s, share));
+  }
+  if (!pods_and_groups) return;
   LastCycle last;
   for (const Decision& d : decisions) last.by_pod[d.pod] = &d;
   std::vector<std::string> pod_status(s.pods.size());  // by pod: its status in the report
@@ -197,9 +202,6 @@ void ReportFinalState(const framework::Session& session, const std::vector<Decis
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     report.pod_groups.push_back(
         ReportGroup(session, s.jobs[i], static_cast<core::Index>(i), pod_status));
-  }
-  for (const fairshare::QueueShare& share : session.shares().all()) {
-    report.queues.push_back(ReportQueue(s, share));
   }
 }
 
@@ -263,7 +265,7 @@ RunReport Run(core::ClusterObjects objects, const RunOptions& options) {
       if (d.kind == DecisionKind::kEvict) bound_by_run.erase(d.pod);
     }
     if (c + 1 == cycles) {
-      ReportFinalState(session, session.decisions(), bound_by_run, report);
+      ReportFinalState(session, session.decisions(), bound_by_run, true, report);
       laps.Lap("close_session");
     } else {
       AdvanceWorld(objects, session.decisions(), options.delete_evicted);
@@ -288,7 +290,7 @@ RunReport RunCycle(const core::SnapshotBuild& build, const RunOptions& options) 
   for (const Decision& d : session.decisions()) {
     if (d.kind == DecisionKind::kBind) bound.insert(d.pod);
   }
-  ReportFinalState(session, session.decisions(), bound, report);
+  ReportFinalState(session, session.decisions(), bound, options.report_pods_and_groups, report);
   laps.Lap("close_session");
   report.cycles.push_back(std::move(cycle));
   return report;

@@ -34,6 +34,9 @@ struct RunOptions {
   bool delete_evicted = false;
   // Hears each decision of the first cycle as it is committed (see Session::SetDecisionListener).
   framework::Session::DecisionListener on_decision;
+  // RunCycle: report every pod and pod group (false: only queues, decisions and annotations,
+  // for a caller that reads nothing else, such as the simulator, cycle after cycle).
+  bool report_pods_and_groups = true;
   // A monotonic clock for the per-phase timings of each cycle (metrics); none = no timings.
   std::function<std::chrono::nanoseconds()> monotonic_clock;
 };

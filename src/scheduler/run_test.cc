@@ -53,6 +53,24 @@ TEST(Run, ReportsStatusesAndActionableReasons) {
   EXPECT_EQ(PodOf(r, "ns/lost").reason, "QueueDoesNotExist: queue nowhere does not exist");
 }
 
+TEST(Run, ACycleWithoutThePodReportStillDecidesAndReportsQueues) {
+  core::SnapshotOptions snapshot_options;
+  const core::SnapshotBuild build = core::BuildSnapshot(SmallCluster(), snapshot_options);
+  RunOptions options;
+  const RunReport full = RunCycle(build, options);
+  options.report_pods_and_groups = false;
+  const RunReport light = RunCycle(build, options);
+  EXPECT_EQ(full.pods.size(), 5u);
+  EXPECT_TRUE(light.pods.empty());
+  EXPECT_TRUE(light.pod_groups.empty());
+  ASSERT_EQ(light.cycles.size(), 1u);
+  ASSERT_EQ(light.cycles[0].decisions.size(), 1u);
+  EXPECT_EQ(light.cycles[0].decisions[0].pod, "ns/wait");
+  ASSERT_EQ(light.queues.size(), 1u);
+  EXPECT_EQ(light.queues[0].fair_share, full.queues[0].fair_share);
+  EXPECT_EQ(light.queues[0].allocated, full.queues[0].allocated);
+}
+
 TEST(Run, QueueReportCarriesQuotaAndShares) {
   const RunReport r = scheduler::Run(SmallCluster(), RunOptions{});
   ASSERT_EQ(r.queues.size(), 1u);

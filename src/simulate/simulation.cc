@@ -186,6 +186,7 @@ bool Simulator::Cycle(seconds t) {
   run.queue_label_key = options_.queue_label_key;
   run.node_pool_label_key = options_.node_pool_label_key;
   run.now = options_.start + t;
+  run.report_pods_and_groups = false;  // the samples read queues and the model's snapshot
   const scheduler::RunReport report = scheduler::RunCycle(*build, run);
   ++result_.cycles;
   // Let go of it, so that the model patches it for the sample below rather than copying it.
