@@ -56,9 +56,12 @@ void ConsolidateFor(framework::Session& session, Placer& placer, VictimPool& poo
 void ConsolidationAction::Execute(framework::Session& session) {
   if (session.config().max_consolidation_preemptees <= 0 || AnySpread(session.config())) return;
   JobQueue queue(session, 0);
+  std::optional<Index> job = queue.Pop(session);
+  // Nothing waits (most cycles of a quiet cluster): no victim pool to build.
+  if (!job) return;
   Placer placer(session);
   VictimPool pool(session);
-  while (std::optional<Index> job = queue.Pop(session)) ConsolidateFor(session, placer, pool, *job);
+  for (; job; job = queue.Pop(session)) ConsolidateFor(session, placer, pool, *job);
 }
 
 }  // namespace quotient::actions

@@ -57,12 +57,13 @@ void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool,
 
 void PreemptAction::Execute(framework::Session& session) {
   JobQueue queue(session, 0);
+  std::optional<Index> job = queue.Pop(session);
+  // Nothing waits (most cycles of a quiet cluster): no victim pool to build.
+  if (!job) return;
   Placer placer(session);
   VictimPool pool(session);
   FailedSearches failed(session);
-  while (std::optional<Index> job = queue.Pop(session)) {
-    PreemptFor(session, placer, pool, failed, *job);
-  }
+  for (; job; job = queue.Pop(session)) PreemptFor(session, placer, pool, failed, *job);
 }
 
 }  // namespace quotient::actions

@@ -126,12 +126,15 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
 
 void ReclaimAction::Execute(framework::Session& session) {
   JobQueue queue(session, 0);
+  std::optional<Index> job = queue.Pop(session);
+  // Nothing waits (most cycles of a quiet cluster): no victim pool to build.
+  if (!job) return;
   Placer placer(session);
   VictimPool pool(session);
   SharesBetweenSearches shares(session);
   FailedSearches failed(session);
   const int64_t multiplier = Multiplier(session.config());
-  while (std::optional<Index> job = queue.Pop(session)) {
+  for (; job; job = queue.Pop(session)) {
     ReclaimFor(session, placer, pool, shares, failed, *job, multiplier);
   }
 }
