@@ -5,6 +5,19 @@
 
 namespace quotient::cli {
 
+void AddConfigFlags(CLI::App& cmd, std::string& config_path, std::string& actions) {
+  cmd.add_option("--config", config_path,
+                 "Scheduler configuration in KAI's format (actions, tiers of plugins)");
+  cmd.add_option("--actions", actions,
+                 "Comma-separated actions, overriding the configuration: allocate, "
+                 "consolidation, reclaim, preempt, stalegangeviction");
+}
+
+std::string SchedulerNameOf(const std::string& flag, const framework::SchedulerConfig& config) {
+  if (!flag.empty()) return flag;
+  return config.scheduler_name ? *config.scheduler_name : "quotient";
+}
+
 std::vector<std::string> SplitActions(const std::string& list) {
   std::vector<std::string> out;
   std::string current;

@@ -2,6 +2,7 @@
 // configuration from --config and --actions, and how input diagnostics are printed.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -15,6 +16,12 @@ namespace quotient::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;  // input that cannot be read
 inline constexpr int kExitUsage = 2;     // bad flags
+
+// --config and --actions, as `schedule` and `simulate` both take them.
+void AddConfigFlags(CLI::App& cmd, std::string& config_path, std::string& actions);
+
+// --scheduler-name, else the configuration's, else "quotient".
+std::string SchedulerNameOf(const std::string& flag, const framework::SchedulerConfig& config);
 
 // "allocate, reclaim" -> {"allocate", "reclaim"}.
 std::vector<std::string> SplitActions(const std::string& list);

@@ -90,11 +90,7 @@ std::string ProfileTable(const Profile& profile, const scheduler::RunReport& rep
 CLI::App* AddScheduleCommand(CLI::App& app, ScheduleFlags& flags) {
   CLI::App* cmd = app.add_subcommand(
       "schedule", "Run scheduling cycles on a cluster given as Kubernetes objects and report");
-  cmd->add_option("--config", flags.config_path,
-                  "Scheduler configuration in KAI's format (actions, tiers of plugins)");
-  cmd->add_option("--actions", flags.actions,
-                  "Comma-separated actions, overriding the configuration: allocate, "
-                  "consolidation, reclaim, preempt, stalegangeviction");
+  AddConfigFlags(*cmd, flags.config_path, flags.actions);
   cmd->add_option("--cycles", flags.cycles, "Number of scheduling cycles (default 1)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--scheduler-name", flags.scheduler_name,
@@ -123,9 +119,7 @@ int RunSchedule(const ScheduleFlags& flags, std::istream& stdin_stream, std::ost
     return *failed;
   }
   options.config.reference_search = flags.reference_search;
-  options.scheduler_name = !flags.scheduler_name.empty()   ? flags.scheduler_name
-                           : options.config.scheduler_name ? *options.config.scheduler_name
-                                                           : "quotient";
+  options.scheduler_name = SchedulerNameOf(flags.scheduler_name, options.config);
   if (!flags.now.empty()) {
     Result<core::Time> now = kube::ParseRfc3339(flags.now);
     if (!now.ok()) {

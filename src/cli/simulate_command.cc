@@ -46,10 +46,7 @@ bool WriteFile(const std::filesystem::path& path, const std::function<void(std::
 CLI::App* AddSimulateCommand(CLI::App& app, SimulateFlags& flags) {
   CLI::App* cmd = app.add_subcommand(
       "simulate", "Replay a cluster and a workload over simulated time and report what happened");
-  cmd->add_option("--config", flags.config_path,
-                  "Scheduler configuration in KAI's format (actions, tiers of plugins)");
-  cmd->add_option("--actions", flags.actions,
-                  "Comma-separated actions, overriding the configuration");
+  AddConfigFlags(*cmd, flags.config_path, flags.actions);
   cmd->add_option("--scheduler-name", flags.scheduler_name,
                   "Simulate pods with this spec.schedulerName (default quotient)");
   cmd->add_option("--period", flags.period,
@@ -75,9 +72,7 @@ int RunSimulate(const SimulateFlags& flags, std::istream& stdin_stream, std::ost
           LoadConfig(flags.config_path, flags.actions, options.config, err)) {
     return *failed;
   }
-  options.scheduler_name = !flags.scheduler_name.empty()   ? flags.scheduler_name
-                           : options.config.scheduler_name ? *options.config.scheduler_name
-                                                           : "quotient";
+  options.scheduler_name = SchedulerNameOf(flags.scheduler_name, options.config);
   const auto period = DurationFlag("--period", flags.period, true, err);
   const auto settle = DurationFlag("--settle", flags.settle, true, err);
   if (!period || !settle) return kExitUsage;

@@ -141,10 +141,18 @@ void ClusterModel::ApplyView(Pod& pod, const PodObject& object, const CycleView&
                                gated || object.scheduling_gated);
 }
 
+ClusterModel::ViewPatches ClusterModel::PatchesOf(const CycleView& view) {
+  ViewPatches patches;
+  for (const std::string& key : view.gated) patches[key] = std::nullopt;
+  for (const auto& [key, node] : view.assumed_nodes) patches[key] = node;  // a bind wins
+  return patches;
+}
+
 std::shared_ptr<const SnapshotBuild> ClusterModel::Snapshot(Time now, const CycleView& view) {
+  ViewPatches patches = PatchesOf(view);
   last_was_patched_ = false;
   if (last_ && last_.use_count() == 1 && !changes_.everything && last_patchable_) {
-    last_was_patched_ = Patch(*last_, now, view);
+    last_was_patched_ = Patch(*last_, now, view, patches);
   }
   if (!last_was_patched_) {
     // Let go of the last one first (unless a holder still reads it): one snapshot in memory.
@@ -152,9 +160,7 @@ std::shared_ptr<const SnapshotBuild> ClusterModel::Snapshot(Time now, const Cycl
     last_ = std::make_shared<SnapshotBuild>(FullSnapshot(now, view));
     last_patchable_ = JobsArePatchable(last_->snapshot);
   }
-  last_view_.clear();
-  for (const std::string& key : view.gated) last_view_[key] = std::nullopt;
-  for (const auto& [key, node] : view.assumed_nodes) last_view_[key] = node;
+  last_view_ = std::move(patches);
   changes_ = Changes{};
   changes_.everything = false;
   return last_;

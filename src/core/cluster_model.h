@@ -123,7 +123,10 @@ class ClusterModel {
   static void ApplyView(Pod& pod, const PodObject& object, const CycleView& view);
   // Patches `build` (the last snapshot) for what changed; false (with `build` left half done)
   // when the changes need a full build.
-  bool Patch(SnapshotBuild& build, Time now, const CycleView& view);
+  // `patches`: the view as pod -> assumed node (nullopt: gated only), as last_view_ keeps it.
+  using ViewPatches = std::map<std::string, std::optional<std::string>>;
+  static ViewPatches PatchesOf(const CycleView& view);
+  bool Patch(SnapshotBuild& build, Time now, const CycleView& view, const ViewPatches& patches);
   // Whether every job of a full build is one the patches can remake: a PodGroup's, or the
   // implicit group of one pod (not a group for pods naming a missing PodGroup, nor a renamed one).
   static bool JobsArePatchable(const core::Snapshot& s);
@@ -147,7 +150,7 @@ class ClusterModel {
   Changes changes_;
   std::shared_ptr<SnapshotBuild> last_;
   // The last snapshot's view, pod -> assumed node (nullopt: gated only).
-  std::map<std::string, std::optional<std::string>> last_view_;
+  ViewPatches last_view_;
   bool last_patchable_ = false;  // JobsArePatchable(last_)
   bool last_was_patched_ = false;
 };

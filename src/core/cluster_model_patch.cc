@@ -101,8 +101,8 @@ std::vector<Index> Rearrange(std::vector<T>& items, const std::vector<bool>& gon
   return remap;
 }
 
-// The pods in `touched` that came or went added or dropped (those that came as placeholders
-// holding only their key), and every reference renumbered.
+// Drops the touched pods that went and adds those that came (placeholders holding only their
+// key, filled in by the caller), then renumbers every reference to a pod.
 void ReshapePods(Snapshot& s, const std::vector<TouchedPod>& touched) {
   std::vector<bool> gone(s.pods.size(), false);
   std::vector<std::string> came;
@@ -161,7 +161,8 @@ bool ClusterModel::JobsArePatchable(const core::Snapshot& s) {
   return true;
 }
 
-bool ClusterModel::Patch(SnapshotBuild& build, Time now, const CycleView& view) {
+bool ClusterModel::Patch(SnapshotBuild& build, Time now, const CycleView& view,
+                         const ViewPatches& patches) {
   core::Snapshot& s = build.snapshot;
   if (s.budgets.size() != budgets_.size() || s.nodes.size() != nodes_.size()) return false;
 
@@ -172,15 +173,12 @@ bool ClusterModel::Patch(SnapshotBuild& build, Time now, const CycleView& view) 
       keys.insert(it->second.begin(), it->second.end());
     }
   }
-  std::map<std::string, std::optional<std::string>> this_view;
-  for (const std::string& key : view.gated) this_view[key] = std::nullopt;
-  for (const auto& [key, node] : view.assumed_nodes) this_view[key] = node;
-  for (const auto& [key, patch] : this_view) {
+  for (const auto& [key, patch] : patches) {
     const auto last = last_view_.find(key);
     if (last == last_view_.end() || last->second != patch) keys.insert(key);
   }
   for (const auto& [key, patch] : last_view_) {
-    if (!this_view.count(key)) keys.insert(key);
+    if (!patches.count(key)) keys.insert(key);
   }
   if (TooManyForAPatch(keys.size(), s.pods.size())) return false;
 

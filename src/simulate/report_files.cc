@@ -22,14 +22,13 @@ std::string Seconds(const std::optional<std::chrono::seconds>& t) {
 
 }  // namespace
 
-int64_t Percentile(std::vector<int64_t>& values, int p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
+int64_t Percentile(const std::vector<int64_t>& sorted, int p) {
+  if (sorted.empty()) return 0;
   // Nearest rank: the smallest value with at least p% of the values at or below it.
-  const size_t n = values.size();
+  const size_t n = sorted.size();
   size_t rank = (static_cast<size_t>(p) * n + 99) / 100;
   rank = std::clamp<size_t>(rank, 1, n);
-  return values[rank - 1];
+  return sorted[rank - 1];
 }
 
 void WriteClusterCsv(const SimulationResult& r, std::ostream& out) {
@@ -101,6 +100,7 @@ void WriteSummary(const SimulationResult& r, std::ostream& out) {
                      "WAIT_P95", "WAIT_P99");
   for (const auto& [queue, count] : pods_of) {
     std::vector<int64_t>& w = waits[queue];
+    std::sort(w.begin(), w.end());
     const size_t ran = w.size();
     const int64_t p50 = Percentile(w, 50);
     const int64_t p95 = Percentile(w, 95);

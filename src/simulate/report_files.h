@@ -20,7 +20,7 @@ void WritePodsCsv(const SimulationResult& r, std::ostream& out);
 // The summary table: totals, then per queue the pods, how many ran, and wait-time percentiles.
 void WriteSummary(const SimulationResult& r, std::ostream& out);
 
-// The p-th percentile (nearest rank) of `values`, which it sorts; 0 for none.
-int64_t Percentile(std::vector<int64_t>& values, int p);
+// The p-th percentile (nearest rank) of `sorted`, which is in ascending order; 0 for none.
+int64_t Percentile(const std::vector<int64_t>& sorted, int p);
 
 }  // namespace quotient::simulate

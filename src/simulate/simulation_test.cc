@@ -191,6 +191,18 @@ TEST(SimulationTest, MinRuntimeProtectionDelaysAReclaim) {
   EXPECT_EQ(evicted, 4);
 }
 
+TEST(SimulationTest, WaitPercentilesAreNearestRank) {
+  std::vector<int64_t> hundred;
+  for (int64_t i = 1; i <= 100; ++i) hundred.push_back(i);
+  EXPECT_EQ(Percentile(hundred, 50), 50);
+  EXPECT_EQ(Percentile(hundred, 95), 95);
+  EXPECT_EQ(Percentile(hundred, 99), 99);
+  // Of 3 values, p50 is the 2nd (ceil(1.5)), p99 the 3rd.
+  EXPECT_EQ(Percentile({10, 20, 30}, 50), 20);
+  EXPECT_EQ(Percentile({10, 20, 30}, 99), 30);
+  EXPECT_EQ(Percentile({}, 50), 0);
+}
+
 TEST(SimulationTest, UnreadableTimesAreAnErrorNamingTheObject) {
   core::ClusterObjects o = TwoTeams(1);
   o.pods.push_back(MakePod("ns", "bad")
