@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# The main job: install dependencies if missing, build the release binary, and schedule the
-# bundled example clusters. Extra arguments go to `quotient schedule` (e.g. -o json).
+# The main job: install dependencies if missing, build the release binary, and simulate the
+# bundled demo: a day of mixed work on 32 nodes of 8 GPUs (two departments, five projects),
+# with GPU bin-packing (the default) against spreading, side by side in one HTML report.
+# Extra arguments go to `quotient simulate` (e.g. --checkpoint 0.5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target quotient
-echo "== examples/two-departments: fair share, allocation, pending reasons"
-./build/release/src/bin/quotient schedule "$@" examples/two-departments
+quotient=./build/release/src/bin/quotient
+out=build/demo
+mkdir -p "$out"
+"$quotient" generate demo -o "$out/day.yaml"
+echo "== examples/simulate-demo: a day on 256 GPUs, bin-pack against spread"
+"$quotient" simulate --label binpack --compare-config examples/simulate-demo/spread.yaml \
+  --csv "$out/csv" --html "$out/report.html" "$@" "$out/day.yaml"
 echo
-echo "== examples/reclaim: a team takes its quota back (three cycles)"
-./build/release/src/bin/quotient schedule --cycles 3 "$@" examples/reclaim
+echo "Open $out/report.html in a browser: allocation, queues against fair share, waits,"
+echo "evictions, fragmentation and every node's GPUs, for both runs."

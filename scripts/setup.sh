@@ -13,6 +13,7 @@ packages=(
   prometheus-cpp-dev libcivetweb-dev
   libjemalloc-dev libfccp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  chromium
 )
 
 missing=()

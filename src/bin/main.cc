@@ -19,9 +19,13 @@ int main(int argc, char** argv) {
   quotient::cli::SimulateFlags simulate_flags;
   CLI::App* simulate = quotient::cli::AddSimulateCommand(app, simulate_flags);
   quotient::cli::TracePhillyFlags trace_philly_flags;
-  CLI::App* trace_philly = quotient::cli::AddTraceCommand(app, trace_philly_flags);
+  quotient::cli::TraceOpenbFlags trace_openb_flags;
+  const quotient::cli::TraceCommands trace =
+      quotient::cli::AddTraceCommand(app, trace_philly_flags, trace_openb_flags);
   quotient::cli::GenerateClusterFlags generate_cluster_flags;
-  CLI::App* generate_cluster = quotient::cli::AddGenerateCommand(app, generate_cluster_flags);
+  quotient::cli::GenerateDemoFlags generate_demo_flags;
+  const quotient::cli::GenerateCommands generate =
+      quotient::cli::AddGenerateCommand(app, generate_cluster_flags, generate_demo_flags);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -38,14 +42,20 @@ int main(int argc, char** argv) {
     return quotient::cli::RunSchedule(schedule_flags, std::cin, std::cout, std::cerr);
   }
   if (scheduler->parsed()) return quotient::cli::RunScheduler(scheduler_flags);
-  if (trace_philly->parsed()) {
+  if (trace.philly->parsed()) {
     return quotient::cli::RunTracePhilly(trace_philly_flags, std::cout, std::cerr);
+  }
+  if (trace.openb->parsed()) {
+    return quotient::cli::RunTraceOpenb(trace_openb_flags, std::cout, std::cerr);
   }
   if (simulate->parsed()) {
     return quotient::cli::RunSimulate(simulate_flags, std::cin, std::cout, std::cerr);
   }
-  if (generate_cluster->parsed()) {
+  if (generate.cluster->parsed()) {
     return quotient::cli::RunGenerateCluster(generate_cluster_flags, std::cout, std::cerr);
+  }
+  if (generate.demo->parsed()) {
+    return quotient::cli::RunGenerateDemo(generate_demo_flags, std::cout, std::cerr);
   }
   return 2;
 }

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "generate/cluster_generator.h"
+#include "generate/demo_day.h"
 
 namespace quotient::cli {
 namespace {
@@ -35,7 +36,8 @@ void Override(const std::optional<T>& flag, U& field) {
 
 }  // namespace
 
-CLI::App* AddGenerateCommand(CLI::App& app, GenerateClusterFlags& flags) {
+GenerateCommands AddGenerateCommand(CLI::App& app, GenerateClusterFlags& flags,
+                                    GenerateDemoFlags& demo_flags) {
   CLI::App* generate = app.add_subcommand("generate", "Generate test input");
   generate->require_subcommand(1);
   CLI::App* cmd = generate->add_subcommand(
@@ -69,7 +71,18 @@ CLI::App* AddGenerateCommand(CLI::App& app, GenerateClusterFlags& flags) {
   cmd->add_option("--format", flags.format, "json (one List, default) or yaml (a stream)")
       ->check(CLI::IsMember({"json", "yaml"}));
   cmd->add_option("-o,--output", flags.output_path, "Write to FILE instead of standard output");
-  return cmd;
+
+  CLI::App* demo = generate->add_subcommand(
+      "demo",
+      "Write the simulation demo: a day of mixed work on 32 nodes of 8 GPUs, two departments "
+      "and five projects, for `quotient simulate`");
+  demo->add_option("--seed", demo_flags.seed, "Random seed of arrivals and durations (default 1)")
+      ->check(UnsignedInteger());
+  demo->add_option("--format", demo_flags.format, "yaml (a stream, default) or json (one List)")
+      ->check(CLI::IsMember({"json", "yaml"}));
+  demo->add_option("-o,--output", demo_flags.output_path,
+                   "Write to FILE instead of standard output");
+  return {cmd, demo};
 }
 
 int RunGenerateCluster(const GenerateClusterFlags& flags, std::ostream& out, std::ostream& err) {
@@ -120,6 +133,31 @@ int RunGenerateCluster(const GenerateClusterFlags& flags, std::ostream& out, std
   }
   std::ofstream file(flags.output_path, std::ios::binary | std::ios::trunc);
   if (file) generate::WriteCluster(plan.value(), format, file);
+  file.close();
+  if (!file) {
+    err << "quotient: error: -o " << flags.output_path << ": cannot write the file\n";
+    return kExitCannotWrite;
+  }
+  return kExitOk;
+}
+
+int RunGenerateDemo(const GenerateDemoFlags& flags, std::ostream& out, std::ostream& err) {
+  const generate::OutputFormat format =
+      flags.format == "json" ? generate::OutputFormat::kJson : generate::OutputFormat::kYaml;
+  const auto write = [&](std::ostream& to) {
+    generate::WriteObjects(
+        [&](const generate::ObjectVisitor& visit) {
+          generate::ForEachDemoDayObject(flags.seed, visit);
+        },
+        format, to);
+  };
+  if (flags.output_path.empty()) {
+    write(out);
+    out.flush();
+    return out ? kExitOk : kExitCannotWrite;
+  }
+  std::ofstream file(flags.output_path, std::ios::binary | std::ios::trunc);
+  if (file) write(file);
   file.close();
   if (!file) {
     err << "quotient: error: -o " << flags.output_path << ": cannot write the file\n";

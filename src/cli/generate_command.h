@@ -38,10 +38,27 @@ struct GenerateClusterFlags {
 
 // Registers `generate` and its `cluster` subcommand; returns `cluster`. `flags` must outlive
 // parsing.
-CLI::App* AddGenerateCommand(CLI::App& app, GenerateClusterFlags& flags);
+struct GenerateDemoFlags {
+  uint64_t seed = 1;
+  std::string format = "yaml";
+  std::string output_path;  // empty = standard output
+};
+
+struct GenerateCommands {
+  CLI::App* cluster;
+  CLI::App* demo;
+};
+
+// Registers `generate` and its `cluster` and `demo` subcommands. The flags must outlive parsing.
+GenerateCommands AddGenerateCommand(CLI::App& app, GenerateClusterFlags& cluster_flags,
+                                    GenerateDemoFlags& demo_flags);
 
 // Runs it after parsing: the cluster goes to `out` (or the -o file), messages to `err`; returns
 // the exit code.
 int RunGenerateCluster(const GenerateClusterFlags& flags, std::ostream& out, std::ostream& err);
+
+// `quotient generate demo`: the bundled simulation demo (generate/demo_day.h), a day of mixed
+// work on 32 nodes of 8 GPUs.
+int RunGenerateDemo(const GenerateDemoFlags& flags, std::ostream& out, std::ostream& err);
 
 }  // namespace quotient::cli

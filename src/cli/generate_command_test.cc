@@ -24,7 +24,8 @@ struct Outcome {
 GenerateClusterFlags Parse(const std::string& args) {
   CLI::App app;
   GenerateClusterFlags flags;
-  AddGenerateCommand(app, flags);
+  GenerateDemoFlags demo_flags;
+  AddGenerateCommand(app, flags, demo_flags);
   app.parse(args, false);
   return flags;
 }

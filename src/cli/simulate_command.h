@@ -3,7 +3,13 @@
 //
 //   quotient simulate [--config FILE] [--actions LIST] [--scheduler-name NAME] [--period 1s]
 //                     [--until DURATION] [--settle 1h] [--checkpoint FRACTION]
-//                     [--start RFC3339] [--csv DIR] FILE|DIR|- ...
+//                     [--start RFC3339] [--occupancy-at LIST] [--csv DIR] [--html FILE]
+//                     [--label NAME] [--compare-config FILE] [--compare-with FILE]...
+//                     [--compare-label NAME] [--progress auto|always|never] FILE|DIR|- ...
+//
+// With --compare-config or --compare-with, the same workload runs a second time (on another
+// thread) under the other configuration or with the other objects laid over the inputs, and
+// both runs are reported side by side.
 //
 // Exit codes: 0 the run completed, 1 input that cannot be read, 2 bad usage.
 #pragma once
@@ -24,7 +30,14 @@ struct SimulateFlags {
   std::string settle = "1h";
   std::string checkpoint = "0";  // fraction of progress an evicted pod keeps
   std::string start = "2026-01-01T00:00:00Z";
+  std::string occupancy_at;  // comma-separated Go durations
   std::string csv_dir;
+  std::string html_path;
+  std::string label;
+  std::string compare_config_path;
+  std::vector<std::string> compare_with;
+  std::string compare_label;
+  std::string progress = "auto";
   std::vector<std::string> inputs;
 };
 

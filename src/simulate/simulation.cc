@@ -17,6 +17,10 @@ namespace {
 
 using std::chrono::seconds;
 
+// A queue holding ten times its fair share counts as ten in Jain's index: one runaway queue
+// should lower the index, not overflow it.
+constexpr int64_t kMaxFairShareFraction = 10'000;
+
 // A pod of the workload, as the simulated cluster holds it.
 struct LivePod {
   core::PodObject object;  // as last given to the model
@@ -24,6 +28,7 @@ struct LivePod {
   seconds remaining{0};                  // work left, when the duration is known
   std::optional<seconds> running_since;  // the current run's start
   uint64_t run = 0;                      // which run a completion event belongs to
+  std::string group;                     // ns/name of the PodGroup of the workload it names
 };
 
 // Completions come before arrivals at the same instant: what finishes frees room for what comes.
@@ -39,6 +44,7 @@ class Simulator {
  private:
   void ApplyEventsUpTo(seconds t);
   void Arrive(LivePod& pod);
+  void Completed(LivePod& pod);
   // One scheduling cycle at `t`; whether it decided anything.
   bool Cycle(seconds t);
   // The cycle's decisions and annotation changes, made real at `t`.
@@ -46,17 +52,24 @@ class Simulator {
   void Bound(LivePod& pod, const framework::Decision& d, seconds t);
   void Evicted(LivePod& pod, seconds t);
   void Sample(seconds t, const core::Snapshot& s, const scheduler::RunReport& report);
+  // Whether the cycle at `t` records an occupancy snapshot; advances the schedule if so.
+  bool OccupancyDue(seconds t);
+  void RecordOccupancy(seconds t, const core::Snapshot& s);
 
   const SimulationOptions& options_;
   core::ClusterModel model_;
   std::map<std::string, LivePod> pods_;
   std::map<std::string, core::PodGroupObject> groups_;  // added with their first pod
-  std::set<std::string> groups_added_;
+  std::map<std::string, int64_t> live_in_group_;  // PodGroup -> its pods arrived, not completed
   std::set<Event> events_;
   std::map<std::string, PodOutcome> outcomes_;
   int64_t waiting_ = 0;  // arrived pods not running: bound pods leave it, evicted ones return
   int64_t evictions_ = 0;
+  int64_t arrived_ = 0;
   int64_t lost_gpu_milli_seconds_ = 0;
+  size_t next_occupancy_ = 0;        // of options_.occupancy_at
+  seconds occupancy_grid_{15 * 60};  // without occupancy_at: the interval between snapshots
+  seconds next_occupancy_mark_{0};
   SimulationResult result_;
 };
 
@@ -104,6 +117,7 @@ Simulator::Simulator(core::ClusterObjects objects, std::map<std::string, PodTime
     if (!pod.object.node_name.empty()) {
       // Running when the run starts (a snapshot of a real cluster): its run starts now.
       Arrive(pod);
+      ++arrived_;
       pod.running_since = seconds(0);
       outcome.started = seconds(0);
       outcome.state = PodState::kRunning;
@@ -120,9 +134,25 @@ void Simulator::Arrive(LivePod& pod) {
   if (group != pod.object.meta.annotations.end()) {
     const std::string key = pod.object.meta.namespace_name + "/" + group->second;
     const auto it = groups_.find(key);
-    if (it != groups_.end() && groups_added_.insert(key).second) model_.Upsert(it->second);
+    if (it != groups_.end()) {
+      pod.group = key;
+      if (live_in_group_[key]++ == 0) model_.Upsert(it->second);
+    }
   }
   model_.Upsert(pod.object);
+}
+
+void Simulator::Completed(LivePod& pod) {
+  model_.RemovePod(pod.object.meta.Key());
+  if (pod.group.empty()) return;
+  // A finished job's PodGroup leaves with its last pod, as its owner's deletion takes it: a
+  // long trace would otherwise carry every job it ever ran into every cycle. One that gets
+  // another pod later comes back with it.
+  const auto live = live_in_group_.find(pod.group);
+  if (live != live_in_group_.end() && --live->second == 0) {
+    live_in_group_.erase(live);
+    model_.RemovePodGroup(pod.group);
+  }
 }
 
 void Simulator::ApplyEventsUpTo(seconds t) {
@@ -133,10 +163,11 @@ void Simulator::ApplyEventsUpTo(seconds t) {
     if (kind == EventKind::kArrival) {
       Arrive(pod);
       ++waiting_;
+      ++arrived_;
       continue;
     }
     if (run != pod.run || !pod.running_since) continue;  // a run an eviction ended
-    model_.RemovePod(key);
+    Completed(pod);
     PodOutcome& outcome = outcomes_.at(key);
     outcome.finished = seconds(time);
     outcome.state = PodState::kCompleted;
@@ -207,7 +238,7 @@ void Simulator::Apply(const scheduler::CycleReport& cycle, seconds t) {
     } else {
       group->second.meta.annotations.erase(a.key);
     }
-    model_.Upsert(group->second);
+    if (live_in_group_.count(a.pod_group) > 0) model_.Upsert(group->second);
   }
   for (const framework::Decision& d : cycle.decisions) {
     const auto pod = pods_.find(d.pod);
@@ -258,9 +289,22 @@ void Simulator::Sample(seconds t, const core::Snapshot& s, const scheduler::RunR
       if (core::IsAllocatedStatus(pod.status)) allocated[static_cast<size_t>(q)] += gpu;
       if (pod.status == core::PodStatus::kPending) ++pending[static_cast<size_t>(q)];
     }
-    if (core::IsAllocatedStatus(pod.status)) c.allocated_gpu_milli += gpu;
+    if (core::IsAllocatedStatus(pod.status)) {
+      c.allocated_gpu_milli += gpu;
+      if (pod.gpu.is_shared()) c.shared_gpu_milli += gpu;
+    }
   }
+  std::vector<int64_t> fractions;
+  for (const scheduler::QueueReport& q : report.queues) {
+    const core::Index at = s.FindQueue(q.name);
+    const int64_t share = q.fair_share[core::ShareResource::kGpu].value();
+    if (at == core::kNone || !q.children.empty() || share <= 0) continue;
+    const int64_t held = allocated[static_cast<size_t>(at)];
+    fractions.push_back(std::min<int64_t>(held * 1000 / share, kMaxFairShareFraction));
+  }
+  c.jain_permille = JainPermille(fractions);
   result_.cluster.push_back(c);
+  if (OccupancyDue(t)) RecordOccupancy(t, s);
   for (const scheduler::QueueReport& q : report.queues) {
     const core::Index at = s.FindQueue(q.name);
     if (at == core::kNone) continue;
@@ -276,6 +320,59 @@ void Simulator::Sample(seconds t, const core::Snapshot& s, const scheduler::RunR
   }
 }
 
+bool Simulator::OccupancyDue(seconds t) {
+  if (!options_.occupancy_at.empty()) {
+    bool due = false;
+    while (next_occupancy_ < options_.occupancy_at.size() &&
+           options_.occupancy_at[next_occupancy_] <= t) {
+      due = true;
+      ++next_occupancy_;
+    }
+    return due;
+  }
+  if (t < next_occupancy_mark_) return false;
+  next_occupancy_mark_ = (t / occupancy_grid_ + 1) * occupancy_grid_;
+  return true;
+}
+
+void Simulator::RecordOccupancy(seconds t, const core::Snapshot& s) {
+  OccupancySnapshot snapshot;
+  snapshot.time = t;
+  for (const core::Node& n : s.nodes) {
+    if (n.gpus.empty()) continue;
+    NodeOccupancy& node = snapshot.nodes.emplace_back();
+    node.name = n.name;
+    node.pool = n.node_pool;
+    node.usable = n.usable;
+    for (const core::GpuDevice& d : n.gpus) {
+      std::vector<GpuHolder>& holders = node.gpus.emplace_back();
+      for (const core::GpuDevice::Holder& h : d.holders) {
+        const core::Pod& pod = s.pods[static_cast<size_t>(h.pod)];
+        const std::string queue =
+            pod.job == core::kNone ? "" : s.jobs[static_cast<size_t>(pod.job)].queue_name;
+        holders.push_back({queue, h.portion_milli.value()});
+      }
+      std::sort(holders.begin(), holders.end(), [](const GpuHolder& a, const GpuHolder& b) {
+        return std::tie(a.queue, a.milli) < std::tie(b.queue, b.milli);
+      });
+    }
+  }
+  std::sort(snapshot.nodes.begin(), snapshot.nodes.end(),
+            [](const NodeOccupancy& a, const NodeOccupancy& b) { return a.name < b.name; });
+  std::vector<OccupancySnapshot>& kept = result_.occupancy;
+  // The last cycle's snapshot replaces one taken at the same instant.
+  if (!kept.empty() && kept.back().time == t) kept.pop_back();
+  kept.push_back(std::move(snapshot));
+  if (options_.occupancy_at.empty() && kept.size() > options_.max_occupancy_snapshots) {
+    // Keep every other one, on a grid twice as wide.
+    std::vector<OccupancySnapshot> thinned;
+    for (size_t i = 0; i < kept.size(); i += 2) thinned.push_back(std::move(kept[i]));
+    kept = std::move(thinned);
+    occupancy_grid_ *= 2;
+    next_occupancy_mark_ = (t / occupancy_grid_ + 1) * occupancy_grid_;
+  }
+}
+
 SimulationResult Simulator::Run() {
   seconds t(0);
   seconds last_active(0);
@@ -284,6 +381,9 @@ SimulationResult Simulator::Run() {
     ApplyEventsUpTo(t);
     const bool decided = Cycle(t);
     if (decided) last_active = t;
+    if (options_.progress) {
+      options_.progress({t, arrived_, static_cast<int64_t>(pods_.size()), result_.cycles});
+    }
     if (options_.until && t >= *options_.until) break;
     // Nothing will arrive or finish, and nothing waits: only pods running for ever are left.
     if (events_.empty() && waiting_ == 0) break;
@@ -305,6 +405,11 @@ SimulationResult Simulator::Run() {
     t = next;
   }
   result_.end = t;
+  // The cluster as the run left it, unless the last snapshot was taken then.
+  if (options_.occupancy_at.empty() &&
+      (result_.occupancy.empty() || result_.occupancy.back().time != t)) {
+    RecordOccupancy(t, model_.Snapshot(options_.start + t)->snapshot);
+  }
   for (auto& [key, outcome] : outcomes_) result_.pods.push_back(std::move(outcome));
   return std::move(result_);
 }
@@ -321,6 +426,21 @@ std::string_view PodStateName(PodState s) {
       return "Completed";
   }
   return "Unknown";
+}
+
+int64_t JainPermille(const std::vector<int64_t>& fractions) {
+  if (fractions.empty()) return -1;
+  int64_t sum = 0;
+  int64_t sum_of_squares = 0;
+  for (const int64_t x : fractions) {
+    sum += x;
+    sum_of_squares += x * x;
+  }
+  if (sum_of_squares == 0) return 1000;
+  // (sum)^2 * 1000 / (n * sum of squares), without overflow for fractions up to 10,000 permille
+  // of up to 10,000 queues: divide the square by n first, keeping the remainder's share.
+  const auto n = static_cast<int64_t>(fractions.size());
+  return (sum * sum / n * 1000 + sum * sum % n * 1000 / n) / sum_of_squares;
 }
 
 Result<SimulationResult> Simulate(core::ClusterObjects objects, const SimulationOptions& options) {

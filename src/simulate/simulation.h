@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,14 @@
 #include "framework/config.h"
 
 namespace quotient::simulate {
+
+// How far a run has come, after each cycle.
+struct Progress {
+  std::chrono::seconds time{0};
+  int64_t arrived = 0;  // pods of the workload that have arrived
+  int64_t pods = 0;     // pods of the workload
+  int64_t cycles = 0;
+};
 
 struct SimulationOptions {
   framework::SchedulerConfig config;
@@ -37,6 +46,12 @@ struct SimulationOptions {
   std::chrono::seconds settle{std::chrono::hours(1)};
   int32_t checkpoint_permille = 0;  // progress an evicted pod keeps: 0 restarts from zero
   int32_t gang_gpus = 8;            // a node with fewer idle GPUs strands them (fragmentation)
+  // When to record every node's GPUs (OccupancySnapshot): at the first cycle at or after each of
+  // these times. Empty: on a grid that starts at 15 minutes and doubles whenever more than
+  // `max_occupancy_snapshots` are kept (every other is dropped), plus the last cycle.
+  std::vector<std::chrono::seconds> occupancy_at;
+  size_t max_occupancy_snapshots = 16;
+  std::function<void(const Progress&)> progress;  // called after every cycle, when set
 };
 
 enum class PodState { kPending, kRunning, kCompleted };
@@ -60,12 +75,37 @@ struct ClusterSample {
   std::chrono::seconds time{0};
   int64_t gpu_milli = 0;            // GPUs of usable nodes
   int64_t allocated_gpu_milli = 0;  // held by the workload's pods
+  int64_t shared_gpu_milli = 0;     // of that, held by fractional (GPU-sharing) pods
   int64_t pending_pods = 0;
   int64_t running_pods = 0;
   int64_t evictions = 0;               // so far
   int64_t lost_gpu_milli_seconds = 0;  // GPU time evictions destroyed, so far
   int64_t partly_used_gpus = 0;        // shared GPUs with room left
   int64_t stranded_gpus = 0;           // idle GPUs on nodes with < gang_gpus idle
+  // Jain's fairness index of the leaf queues' allocation relative to their fair share, in
+  // permille (1000: every queue holds the same fraction of its fair share); over the leaf
+  // queues with a fair share, each fraction capped at 10. -1 when no queue has a fair share.
+  int64_t jain_permille = -1;
+};
+
+// Who holds one GPU: the owner queue of each pod on it, with its portion.
+struct GpuHolder {
+  std::string queue;  // "" for pods of other schedulers
+  int64_t milli = 0;
+};
+
+// One node's GPUs at an instant.
+struct NodeOccupancy {
+  std::string name;
+  std::string pool;
+  bool usable = true;
+  std::vector<std::vector<GpuHolder>> gpus;  // per device; empty = idle
+};
+
+// Every GPU node at the instant of a cycle, as it left it; nodes by name.
+struct OccupancySnapshot {
+  std::chrono::seconds time{0};
+  std::vector<NodeOccupancy> nodes;
 };
 
 // One queue at the same instant; fair share as that cycle computed it.
@@ -80,12 +120,17 @@ struct QueueSample {
 
 struct SimulationResult {
   std::vector<ClusterSample> cluster;
-  std::vector<QueueSample> queues;  // by time, then queue name
-  std::vector<PodOutcome> pods;     // by key
+  std::vector<QueueSample> queues;           // by time, then queue name
+  std::vector<PodOutcome> pods;              // by key
+  std::vector<OccupancySnapshot> occupancy;  // by time
   int64_t cycles = 0;
   std::chrono::seconds end{0};
   std::vector<core::Diagnostic> diagnostics;  // from reading the objects
 };
+
+// Jain's index in permille of `fractions` (permille each): (sum x)^2 / (n * sum x^2); -1 for
+// none, 1000 when all are zero.
+int64_t JainPermille(const std::vector<int64_t>& fractions);
 
 // Fails (naming the object and field) on workload times that cannot be read.
 Result<SimulationResult> Simulate(core::ClusterObjects objects, const SimulationOptions& options);

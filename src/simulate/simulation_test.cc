@@ -9,48 +9,26 @@
 
 #include "builders/objects.h"
 #include "simulate/report_files.h"
+#include "simulate/simulation_test_workloads.h"
 #include "simulate/workload_times.h"
 
 namespace quotient::simulate {
 namespace {
 
+using quotient::testing::MakeGroup;
+using quotient::testing::MakeNode;
+using quotient::testing::MakePod;
+using quotient::testing::MakeQueue;
 using std::chrono::seconds;
-using testing::MakeGroup;
-using testing::MakeNode;
-using testing::MakePod;
-using testing::MakeQueue;
-
-// A pod of `queue` asking `gpus` GPUs, arriving at `arrival` and running for `duration` seconds.
-core::PodObject Work(const std::string& name, const std::string& queue, int gpus, int arrival,
-                     int duration) {
-  return MakePod("ns", name)
-      .Queue(queue)
-      .Gpus(gpus)
-      .Annotation(std::string(kArrivalAnnotation), std::to_string(arrival) + "s")
-      .Annotation(std::string(kDurationAnnotation), std::to_string(duration) + "s");
-}
-
-core::ClusterObjects TwoTeams(int nodes) {
-  core::ClusterObjects o;
-  for (int i = 0; i < nodes; ++i) {
-    o.nodes.push_back(MakeNode("node-" + std::to_string(i)).Gpus(8).Cpu("64").Memory("512Gi"));
-  }
-  o.queues.push_back(MakeQueue("team-a").Gpu(8, -1, 1));
-  o.queues.push_back(MakeQueue("team-b").Gpu(8, -1, 1));
-  return o;
-}
+using testing::Simulated;
+using testing::TwoTeams;
+using testing::Work;
 
 const PodOutcome& Outcome(const SimulationResult& r, const std::string& pod) {
   for (const PodOutcome& p : r.pods) {
     if (p.pod == pod) return p;
   }
   throw std::runtime_error("no pod " + pod);
-}
-
-SimulationResult Simulated(core::ClusterObjects objects, SimulationOptions options = {}) {
-  Result<SimulationResult> r = Simulate(std::move(objects), options);
-  if (!r.ok()) throw std::runtime_error(r.message());
-  return std::move(r).value();
 }
 
 TEST(SimulationTest, EveryPodIsAccountedForAndRepeatsGiveTheSameBytes) {

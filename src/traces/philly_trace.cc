@@ -8,12 +8,11 @@
 #include <libfccp/csv.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "core/quantity.h"
 #include "core/time_text.h"
+#include "traces/csv_text.h"
 
 namespace quotient::traces {
 namespace {
@@ -30,10 +29,6 @@ Result<int64_t> WholeNumber(const std::string& text) {
   Result<core::Quantity> q = core::ParseQuantity(text, core::Scale::kUnit, core::Rounding::kUp);
   if (!q.ok()) return Status::Error(q.message());
   return q.value().value();
-}
-
-std::string Where(const std::string& file, unsigned line, const char* column) {
-  return file + ":" + std::to_string(line) + ": column " + column;
 }
 
 json Meta(const std::string& name, const std::string& ns = "") {
@@ -68,27 +63,14 @@ json Node(int64_t index) {
             {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
 }
 
-// A file's text without its trailing blank lines (the Pollux copy of the job list ends with one,
-// which the parser would read as a row with too few columns).
-Result<std::string> ReadText(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status::Error(path + ": cannot be read");
-  std::ostringstream text;
-  text << file.rdbuf();
-  std::string out = text.str();
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  out += '\n';
-  return out;
-}
-
 }  // namespace
 
 Result<PhillyTrace> ReadPhilly(const std::string& jobs_csv, const std::string& vc_csv,
                                std::optional<size_t> limit) {
   PhillyTrace trace;
-  Result<std::string> vc_text = ReadText(vc_csv);
+  Result<std::string> vc_text = ReadCsvText(vc_csv);
   if (!vc_text.ok()) return vc_text.status();
-  Result<std::string> jobs_text = ReadText(jobs_csv);
+  Result<std::string> jobs_text = ReadCsvText(jobs_csv);
   if (!jobs_text.ok()) return jobs_text.status();
   try {
     const std::string& v = vc_text.value();
@@ -99,7 +81,7 @@ Result<PhillyTrace> ReadPhilly(const std::string& jobs_csv, const std::string& v
     while (vcs.read_row(vc, nodes)) {
       Result<int64_t> n = WholeNumber(nodes);
       if (!n.ok() || n.value() < 0) {
-        return Status::Error(Where(vc_csv, vcs.get_file_line(), "node num") + ": \"" + nodes +
+        return Status::Error(CsvWhere(vc_csv, vcs.get_file_line(), "node num") + ": \"" + nodes +
                              "\" is not a number of nodes");
       }
       trace.vcs.emplace_back(vc, n.value());
@@ -117,19 +99,19 @@ Result<PhillyTrace> ReadPhilly(const std::string& jobs_csv, const std::string& v
       std::replace(rfc3339.begin(), rfc3339.end(), ' ', 'T');
       Result<core::Time> submitted = core::ParseRfc3339(rfc3339 + "Z");
       if (!submitted.ok()) {
-        return Status::Error(Where(jobs_csv, line, "timestamp") + ": \"" + timestamp +
+        return Status::Error(CsvWhere(jobs_csv, line, "timestamp") + ": \"" + timestamp +
                              "\": " + submitted.message());
       }
       job.submitted = submitted.value().time_since_epoch().count();
       Result<int64_t> d = WholeNumber(duration);
       if (!d.ok() || d.value() < 0) {
-        return Status::Error(Where(jobs_csv, line, "duration") + ": \"" + duration +
+        return Status::Error(CsvWhere(jobs_csv, line, "duration") + ": \"" + duration +
                              "\" is not a number of seconds");
       }
       job.duration = std::max<int64_t>(1, d.value());
       Result<int64_t> g = WholeNumber(gpus);
       if (!g.ok() || g.value() <= 0) {
-        return Status::Error(Where(jobs_csv, line, "num_gpus") + ": \"" + gpus +
+        return Status::Error(CsvWhere(jobs_csv, line, "num_gpus") + ": \"" + gpus +
                              "\" is not a positive number of GPUs");
       }
       job.gpus = g.value();
