@@ -2,6 +2,7 @@
 // instants (svg_occupancy.h), with the queues' colour legend.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "simulate/html_report_sections.h"
@@ -14,16 +15,52 @@ using svg::Escape;
 
 constexpr size_t kShownInstants = 4;
 
-// Up to four snapshots spread evenly over the recorded ones: the first and the last included.
+int64_t HeldMilli(const OccupancySnapshot& s) {
+  int64_t held = 0;
+  for (const NodeOccupancy& n : s.nodes) {
+    for (const std::vector<GpuHolder>& gpu : n.gpus) {
+      for (const GpuHolder& h : gpu) held += h.milli;
+    }
+  }
+  return held;
+}
+
+// Up to four snapshots worth looking at: of those where anything holds a GPU (an idle cluster at
+// the start or the end shows nothing), spread evenly, first and last included, with the busiest
+// one in place of its nearest neighbour. An idle run shows its last snapshot.
 std::vector<const OccupancySnapshot*> Chosen(const std::vector<OccupancySnapshot>& all) {
-  std::vector<const OccupancySnapshot*> chosen;
-  if (all.size() <= kShownInstants) {
-    for (const OccupancySnapshot& s : all) chosen.push_back(&s);
-    return chosen;
+  std::vector<const OccupancySnapshot*> busy;
+  std::vector<int64_t> held;
+  for (const OccupancySnapshot& s : all) {
+    const int64_t h = HeldMilli(s);
+    if (h == 0) continue;
+    busy.push_back(&s);
+    held.push_back(h);
   }
+  if (busy.empty()) {
+    if (all.empty()) return {};
+    return {&all.back()};
+  }
+  if (busy.size() <= kShownInstants) return busy;
+  size_t peak = 0;
+  for (size_t i = 1; i < busy.size(); ++i) {
+    if (held[i] > held[peak]) peak = i;
+  }
+  std::vector<size_t> picked;
   for (size_t i = 0; i < kShownInstants; ++i) {
-    chosen.push_back(&all[i * (all.size() - 1) / (kShownInstants - 1)]);
+    picked.push_back(i * (busy.size() - 1) / (kShownInstants - 1));
   }
+  if (std::find(picked.begin(), picked.end(), peak) == picked.end()) {
+    size_t nearest = 0;
+    for (size_t i = 1; i < picked.size(); ++i) {
+      const auto distance = [&](size_t at) { return at > peak ? at - peak : peak - at; };
+      if (distance(picked[i]) < distance(picked[nearest])) nearest = i;
+    }
+    picked[nearest] = peak;
+    std::sort(picked.begin(), picked.end());
+  }
+  std::vector<const OccupancySnapshot*> chosen;
+  for (size_t i : picked) chosen.push_back(busy[i]);
   return chosen;
 }
 
