@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli/bench_command.h"
 #include "cli/generate_command.h"
 #include "cli/schedule_command.h"
 #include "cli/scheduler_command.h"
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
   quotient::cli::GenerateDemoFlags generate_demo_flags;
   const quotient::cli::GenerateCommands generate =
       quotient::cli::AddGenerateCommand(app, generate_cluster_flags, generate_demo_flags);
+  quotient::cli::BenchFgdFlags bench_fgd_flags;
+  CLI::App* bench_fgd = quotient::cli::AddBenchCommand(app, bench_fgd_flags);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -57,5 +60,6 @@ int main(int argc, char** argv) {
   if (generate.demo->parsed()) {
     return quotient::cli::RunGenerateDemo(generate_demo_flags, std::cout, std::cerr);
   }
+  if (bench_fgd->parsed()) return quotient::cli::RunBenchFgd(bench_fgd_flags, std::cout, std::cerr);
   return 2;
 }
