@@ -90,11 +90,15 @@ DeviceChoice ChooseOneSharedDevice(const framework::NodeState& state, Quantity p
 }
 
 DeviceChoice ChooseSharedDevices(const framework::NodeState& state, const std::string& node_name,
-                                 Quantity portion, int64_t count, bool pack, bool with_devices) {
-  if (!with_devices && count == 1) return ChooseOneSharedDevice(state, portion, pack);
+                                 Quantity portion, int64_t count, bool pack, bool with_devices,
+                                 std::optional<int32_t> only_device) {
+  if (!with_devices && count == 1 && !only_device) {
+    return ChooseOneSharedDevice(state, portion, pack);
+  }
   DeviceChoice c;
   std::vector<SharedCandidate> candidates;
   for (size_t d = 0; d < state.devices.size(); ++d) {
+    if (only_device && static_cast<int32_t>(d) != *only_device) continue;
     std::optional<SharedCandidate> candidate = SharedCandidateAt(state, d, portion, pack);
     if (!candidate) continue;
     candidates.push_back(*candidate);
@@ -201,7 +205,8 @@ bool MightFit(const framework::Session& session, Index pod_index, Index node_ind
 }
 
 NodeFit FitResources(const framework::Session& session, Index pod_index, Index node_index,
-                     const PlacementPolicy& policy, bool with_placement) {
+                     const PlacementPolicy& policy, bool with_placement,
+                     std::optional<int32_t> shared_device) {
   const core::Pod& pod = session.pod(pod_index);
   const core::Node& node = session.node(node_index);
   const framework::NodeState& state = session.state().node(node_index);
@@ -213,7 +218,8 @@ NodeFit FitResources(const framework::Session& session, Index pod_index, Index n
     gpu = ChooseWholeDevices(state, pod.gpu.whole_devices, with_placement);
   } else if (pod.gpu.is_shared()) {
     gpu = ChooseSharedDevices(state, node.name, PortionOn(pod, node), pod.gpu.num_devices,
-                              policy.pack_shared_gpus, with_placement);
+                              policy.pack_shared_gpus, with_placement,
+                              pod.gpu.num_devices == 1 ? shared_device : std::nullopt);
   }
   core::ResourceVector need = framework::NonGpu(pod.request);
   need.pods_milli += Quantity(1000).Times(gpu.new_groups);  // one reservation pod per new group

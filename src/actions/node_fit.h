@@ -12,6 +12,7 @@
 //                GPU even then). A new GPU group costs one more pod slot (its reservation pod).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "framework/session.h"
@@ -19,7 +20,10 @@
 namespace quotient::actions {
 
 struct PlacementPolicy {
-  bool gpu_binpack = true;       // nodeplacement gpu: binpack | spread
+  bool gpu_binpack = true;  // nodeplacement gpu: binpack | spread
+  // nodeplacement gpu: fragmentation — GPU pods go where they add the least fragmentation
+  // (fragmentation.h); ties, and CPU-only pods, as bin-pack.
+  bool gpu_fragmentation = false;
   bool cpu_binpack = true;       // nodeplacement cpu: binpack | spread
   bool pack_shared_gpus = true;  // gpupack (true) or gpuspread (false) inside a node
 };
@@ -36,8 +40,11 @@ struct NodeFit {
 
 // `with_placement` false leaves `placement` empty (no device list, no GPU group names): enough
 // to score the node, and much cheaper when most nodes are only scored.
+// `shared_device`, for a one-device shared-GPU pod, puts it on that device (which must be able
+// to take it) instead of the one the policy's order prefers.
 NodeFit FitResources(const framework::Session& session, core::Index pod, core::Index node,
-                     const PlacementPolicy& policy, bool with_placement = true);
+                     const PlacementPolicy& policy, bool with_placement = true,
+                     std::optional<int32_t> shared_device = std::nullopt);
 
 // A cheap necessary condition for FitResources: false only where FitResources would find no
 // fit (cpu, memory or pods short even counting releasing resources, or too few devices with

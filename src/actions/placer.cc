@@ -28,11 +28,12 @@ PlacementPolicy PolicyFor(const framework::SchedulerConfig& config, const std::s
     std::string value;
     if (!node_pool.empty()) value = Argument(config, "nodeplacement", node_pool + "." + resource);
     if (value.empty()) value = Argument(config, "nodeplacement", resource);
-    return value != "spread";
+    return value;
   };
   PlacementPolicy p;
-  p.gpu_binpack = strategy("gpu");
-  p.cpu_binpack = strategy("cpu");
+  p.gpu_binpack = strategy("gpu") != "spread";
+  p.gpu_fragmentation = strategy("gpu") == "fragmentation";
+  p.cpu_binpack = strategy("cpu") != "spread";
   if (config.FindPlugin("gpuspread")) {
     p.pack_shared_gpus = false;
   } else if (config.FindPlugin("gpupack")) {
@@ -52,7 +53,23 @@ const PlacementPolicy& Placer::PolicyFor(const std::string& node_pool) {
 }
 
 Placer::Placer(framework::Session& session)
-    : session_(session), shortcuts_(!session.config().reference_search), unfit_(session) {}
+    : session_(session), shortcuts_(!session.config().reference_search), unfit_(session) {
+  for (const framework::Tier& tier : session.config().tiers) {
+    for (const framework::PluginOption& plugin : tier.plugins) {
+      if (plugin.name != "nodeplacement") continue;
+      for (const auto& [key, value] : plugin.arguments) {
+        learns_shapes_ = learns_shapes_ || value == "fragmentation";
+      }
+    }
+  }
+  if (!learns_shapes_) return;
+  const core::Snapshot& s = session.snapshot();
+  for (size_t i = 0; i < s.pods.size(); ++i) {
+    if (s.pods[i].node != core::kNone && core::IsAllocatedStatus(s.pods[i].status)) {
+      shapes_.Add(ShapeOf(static_cast<Index>(i)));
+    }
+  }
+}
 
 bool Placer::QuotaIsNodeIndependent(Index pod) {
   if (session_.pod(pod).gpu.kind != core::GpuSharing::Kind::kMemory) return true;
@@ -170,6 +187,19 @@ std::optional<Index> Placer::FindBestInOrder(Index pod, const Options& options) 
 
 bool Placer::FindBest(Index pod, const Options& options, NodeFit& best) {
   std::optional<Index> chosen;
+  const core::Pod& p = session_.pod(pod);
+  // CPU-only pods too: the CPU and memory they take can leave a node's GPUs unusable.
+  const bool by_fragmentation = learns_shapes_ && p.gpu.kind != core::GpuSharing::Kind::kMig &&
+                                PolicyFor(session_.job(p.job).node_pool).gpu_fragmentation &&
+                                !shapes_.Typical().empty();
+  if (by_fragmentation) {
+    std::optional<int32_t> device;
+    chosen = FindLeastFragmenting(pod, options, device);
+    if (!chosen) return false;
+    best = FitResources(session_, pod, *chosen, PolicyFor(session_.node(*chosen).node_pool),
+                        /*with_placement=*/true, device);
+    return true;
+  }
   if (shortcuts_ && session_.pod(pod).gpu.kind != core::GpuSharing::Kind::kMig) {
     if (options.only_nodes != nullptr) {
       // Marked and unmarked per call: the list is short where the cluster is busy.
@@ -245,6 +275,14 @@ void Placer::ExplainNodeByNode(Index pod, const Options& options, FitErrors& err
 
 bool Placer::Place(framework::Statement& statement, Index pod, FitErrors& errors,
                    const Options& options) {
+  if (learns_shapes_) {
+    // Once per pod: the victim solver asks again and again for the same one.
+    learned_.resize(session_.snapshot().pods.size(), false);
+    if (!learned_[static_cast<size_t>(pod)]) {
+      learned_[static_cast<size_t>(pod)] = true;
+      shapes_.Add(ShapeOf(pod));
+    }
+  }
   // Pods of one shape whose queue check is the same on every node share a cached explanation
   // of why nothing fits (UnfitCache); only the plain search, since options change which nodes
   // count.

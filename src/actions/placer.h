@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actions/fit_errors.h"
+#include "actions/fragmentation.h"
 #include "actions/node_fit.h"
 #include "actions/unfit_cache.h"
 #include "framework/statement.h"
@@ -51,6 +52,14 @@ class Placer {
   std::optional<core::Index> FindBestInOrder(core::Index pod, const Options& options);
   // Every node in name order (the reference search and MIG pods).
   std::optional<core::Index> ScoreEveryNode(core::Index pod, const Options& options);
+  // The `fragmentation` strategy (placer_fragmentation.cc): of the nodes that fit, those that
+  // fit on idle resources first, the one whose fragmentation for the typical shapes grows least,
+  // then the name. Sets `device` to the shared GPU a one-device
+  // fractional pod should take there. nullopt when nothing fits or no shapes are known yet.
+  std::optional<core::Index> FindLeastFragmenting(core::Index pod, const Options& options,
+                                                  std::optional<int32_t>& device);
+  // The request shape of `pod` as the fragmentation measure sees it.
+  RequestShape ShapeOf(core::Index pod) const;
   void ExplainNodeByNode(core::Index pod, const Options& options, FitErrors& errors);
   bool PoolHasNodesWithoutGpus(const std::string& node_pool);
   // Whether the pod's queue check gives the same verdict on every node (all but gpu-memory pods
@@ -65,6 +74,11 @@ class Placer {
   std::map<std::string, bool> pools_without_gpus_;   // by node pool
   std::optional<bool> uniform_gpu_memory_;           // every node reports the same GPU memory
   std::vector<bool> allowed_;  // by node: in Options::only_nodes (FindBestInOrder's filter)
+  // Shapes seen, when a pool places GPUs by fragmentation: the pods holding resources when the
+  // session opened, and every pod asked to be placed since.
+  bool learns_shapes_ = false;
+  ShapeMix shapes_;
+  std::vector<bool> learned_;  // by pod: its shape is in shapes_
 };
 
 // The placement strategy for nodes of `node_pool`, from the nodeplacement plugin's arguments

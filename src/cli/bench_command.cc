@@ -48,10 +48,11 @@ std::optional<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
 std::optional<framework::SchedulerConfig> PolicyConfig(const std::string& policy) {
   const size_t slash = policy.find('/');
   const std::string gpu = policy.substr(0, slash);
-  const std::string cpu = slash == std::string::npos ? gpu : policy.substr(slash + 1);
-  for (const std::string& s : {gpu, cpu}) {
-    if (s != "binpack" && s != "spread") return std::nullopt;
-  }
+  const std::string cpu = slash != std::string::npos ? policy.substr(slash + 1)
+                          : gpu == "fragmentation"   ? "binpack"
+                                                     : gpu;
+  if (gpu != "binpack" && gpu != "spread" && gpu != "fragmentation") return std::nullopt;
+  if (cpu != "binpack" && cpu != "spread") return std::nullopt;
   framework::SchedulerConfig config;
   config.actions = {"allocate"};
   config.tiers = {
@@ -60,6 +61,31 @@ std::optional<framework::SchedulerConfig> PolicyConfig(const std::string& policy
 }
 
 std::string Centi(int64_t v) { return fmt::format("{}.{:02d}", v / 100, v % 100); }
+
+// One row of the --breakdown table: means over the runs.
+std::string Breakdown(const std::string& workload, const std::string& policy,
+                      const std::vector<experiments::FgdRun>& runs) {
+  experiments::FgdLeftover sum;
+  int64_t n = 0;
+  for (const experiments::FgdRun& r : runs) {
+    if (!r.at_full) continue;
+    ++n;
+    sum.free_gpu_milli += r.at_full->free_gpu_milli;
+    sum.cpu_short_gpu_milli += r.at_full->cpu_short_gpu_milli;
+    sum.sliver_gpu_milli += r.at_full->sliver_gpu_milli;
+    sum.idle_gpus += r.at_full->idle_gpus;
+    sum.cpu_only += r.at_full->cpu_only;
+    sum.shared += r.at_full->shared;
+    sum.one_gpu += r.at_full->one_gpu;
+    sum.multi_gpu += r.at_full->multi_gpu;
+  }
+  if (n == 0) return fmt::format("{:<28} {:<14} (never reached 100%)\n", workload, policy);
+  const auto gpus = [&](int64_t milli) { return std::to_string(milli / 1000 / n); };
+  return fmt::format("{:<28} {:<14} {:>8} {:>9} {:>8} {:>6} {:>6} {:>7} {:>6} {:>6}\n", workload,
+                     policy, gpus(sum.free_gpu_milli), gpus(sum.cpu_short_gpu_milli),
+                     gpus(sum.sliver_gpu_milli), sum.idle_gpus / n, sum.cpu_only / n,
+                     sum.shared / n, sum.one_gpu / n, sum.multi_gpu / n);
+}
 
 }  // namespace
 
@@ -79,6 +105,8 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchFgdFlags& flags) {
   fgd->add_option("--tune", flags.tune, "Top the pods up to this times the cluster's GPUs (1.3)");
   fgd->add_option("--published", flags.published_csv,
                   "summary_unallocated_gpu_by_policy.csv: print the paper's medians beside ours");
+  fgd->add_flag("--breakdown", flags.breakdown,
+                "Also print where the unallocated GPU is at 100% arrived, and which pods failed");
   fgd->add_option("-o,--output", flags.output_csv,
                   "Write every run's allocation curve here (analysis_allo_discrete.csv's shape)");
   return fgd;
@@ -133,6 +161,15 @@ int RunBenchFgd(const BenchFgdFlags& flags, std::ostream& out, std::ostream& err
     for (const char* p : kPublishedPolicies) out << fmt::format(" {:>14}", p);
   }
   out << fmt::format(" {:>9}\n", "SECONDS");
+  std::vector<std::string> breakdowns;
+  if (flags.breakdown) {
+    breakdowns.push_back(fmt::format(
+        "\nAt 100% arrived, mean over seeds: free GPUs (on nodes with under 4 idle cores, in "
+        "slivers of partly used GPUs, whole idle GPUs); pods failed so far by kind\n{:<28} {:<14} "
+        "{:>8} {:>9} {:>8} {:>6} {:>6} {:>7} {:>6} {:>6}\n",
+        "WORKLOAD", "POLICY", "FREE", "CPU_SHORT", "SLIVERS", "IDLE", "F_CPU", "F_SHARE", "F_1GPU",
+        "F_MULTI"));
+  }
   for (const std::string& pods_csv : flags.pod_csvs) {
     Result<traces::OpenbTrace> trace = traces::ReadOpenb(flags.nodes_csv, pods_csv);
     if (!trace.ok()) {
@@ -160,6 +197,7 @@ int RunBenchFgd(const BenchFgdFlags& flags, std::ostream& out, std::ostream& err
         }
       }
       out << fmt::format(" {:>9}", Centi(experiments::MedianUnallocatedCenti(runs))) << std::flush;
+      if (flags.breakdown) breakdowns.push_back(Breakdown(workload, name, runs));
     }
     if (!published.empty()) {
       for (const char* p : kPublishedPolicies) {
@@ -172,6 +210,7 @@ int RunBenchFgd(const BenchFgdFlags& flags, std::ostream& out, std::ostream& err
                              .count();
     out << fmt::format(" {:>9}\n", Centi(seconds / 10));
   }
+  for (const std::string& line : breakdowns) out << line;
   if (csv.is_open()) {
     csv.close();
     if (!csv) {

@@ -53,6 +53,10 @@ Result<FgdWorkload> FgdWorkloadOf(const std::string& name, const traces::OpenbTr
 
 namespace {
 
+// A node with less idle CPU than this cannot host the openb traces' common GPU pods (3 to 12
+// cores each): its free GPUs count as held back by CPU.
+constexpr int64_t kFewCpuMilli = 4000;
+
 // The pods in arrival order for `seed`: sorted by name, shuffled, topped up to `tune` x cluster.
 // Indexes into the workload's pods; a pod drawn again appears again.
 std::vector<size_t> ArrivalOrder(const FgdWorkload& w, const FgdOptions& o,
@@ -74,6 +78,28 @@ std::vector<size_t> ArrivalOrder(const FgdWorkload& w, const FgdOptions& o,
     order.push_back(drawn);
   }
   return order;
+}
+
+// Where the free GPU is, with the failures counted so far.
+FgdLeftover LeftoverOf(const framework::Session& session, FgdLeftover failed) {
+  FgdLeftover out = failed;
+  const framework::ClusterState& state = session.state();
+  for (size_t n = 0; n < state.node_count(); ++n) {
+    const framework::NodeState& node = state.node(static_cast<core::Index>(n));
+    int64_t free = 0;
+    for (const framework::DeviceState& d : node.devices) {
+      const int64_t f = d.free_milli().value();
+      free += f;
+      if (f == framework::kWholeGpuMilli) {
+        ++out.idle_gpus;
+      } else {
+        out.sliver_gpu_milli += f;
+      }
+    }
+    out.free_gpu_milli += free;
+    if (node.idle.cpu_milli.value() < kFewCpuMilli) out.cpu_short_gpu_milli += free;
+  }
+  return out;
 }
 
 }  // namespace
@@ -119,6 +145,7 @@ FgdRun ReplayFgd(const FgdWorkload& w, const FgdOptions& o) {
   std::vector<int64_t> events(kMaxArrivedPercent + 1, 0);
   int64_t arrived = 0;
   int64_t allocated = 0;
+  FgdLeftover failed;  // only the failure counts
   for (size_t k = 0; k < order.size(); ++k) {
     const core::PodObject& pod = objects.pods[k];
     const core::Index at = index_of.at(pod.meta.Key());
@@ -133,8 +160,19 @@ FgdRun ReplayFgd(const FgdWorkload& w, const FgdOptions& o) {
       ++run.pods_placed;
     } else {
       statement.Discard();
+      const core::Pod& p = snapshot.pods[static_cast<size_t>(at)];
+      if (p.gpu.kind == core::GpuSharing::Kind::kNone) {
+        ++failed.cpu_only;
+      } else if (p.gpu.is_shared()) {
+        ++failed.shared;
+      } else if (p.gpu.whole_devices == 1) {
+        ++failed.one_gpu;
+      } else {
+        ++failed.multi_gpu;
+      }
     }
     const int64_t bin = RoundedPercent(arrived, w.cluster_gpu_milli);
+    if (bin >= 100 && !run.at_full) run.at_full = LeftoverOf(session, failed);
     if (bin > kMaxArrivedPercent) continue;
     sum[static_cast<size_t>(bin)] += allocated;
     ++events[static_cast<size_t>(bin)];

@@ -46,6 +46,19 @@ struct FgdOptions {
   framework::SchedulerConfig config;  // the placement strategy under test
 };
 
+// Where the unallocated GPU is when 100% of the cluster's GPUs have arrived, and which pods
+// failed until then.
+struct FgdLeftover {
+  int64_t free_gpu_milli = 0;
+  int64_t cpu_short_gpu_milli = 0;  // on nodes with under 4 idle cores
+  int64_t sliver_gpu_milli = 0;     // on partly used devices
+  int64_t idle_gpus = 0;            // whole free devices
+  int64_t cpu_only = 0;             // failed pods by kind
+  int64_t shared = 0;
+  int64_t one_gpu = 0;
+  int64_t multi_gpu = 0;
+};
+
 struct FgdRun {
   std::string workload;
   uint64_t seed = 0;
@@ -55,6 +68,7 @@ struct FgdRun {
   // Mean GPU allocation %, in hundredths, of the events whose arrived % rounds to 0..130; a bin
   // no event fell in takes its neighbour's (the published files have no gaps either).
   std::vector<int64_t> allocation_centi;
+  std::optional<FgdLeftover> at_full;  // at the first arrival into the 100% bin
 };
 
 FgdRun ReplayFgd(const FgdWorkload& workload, const FgdOptions& options);

@@ -1,0 +1,59 @@
+#include "actions/fragmentation.h"
+
+#include <algorithm>
+
+namespace quotient::actions {
+
+int64_t LostTo(const FragmentRoom& room, const RequestShape& shape) {
+  int64_t free = 0;
+  int64_t roomy_devices = 0;
+  int64_t lost_on_full_devices = 0;  // room on devices too full for the shape's share
+  for (const int64_t g : room.gpu_free_milli) {
+    free += g;
+    if (shape.gpus > 0 && g >= shape.gpu_milli_each) {
+      ++roomy_devices;
+    } else {
+      lost_on_full_devices += g;
+    }
+  }
+  const bool fits = shape.cpu_milli <= room.cpu_milli && shape.memory_bytes <= room.memory_bytes &&
+                    roomy_devices >= shape.gpus;
+  if (!fits) return free;
+  return shape.gpus == 0 ? 0 : lost_on_full_devices;
+}
+
+int64_t Fragmentation(const FragmentRoom& room, const ShapeCounts& typical) {
+  int64_t total = 0;
+  for (const auto& [shape, count] : typical) total += count * LostTo(room, shape);
+  return total;
+}
+
+void ShapeMix::Add(const RequestShape& shape) {
+  ++counts_[shape];
+  ++seen_;
+}
+
+const ShapeCounts& ShapeMix::Typical() {
+  if (seen_ == seen_at_last_ || (seen_at_last_ > 0 && seen_ - seen_at_last_ < seen_at_last_ / 8)) {
+    return typical_;
+  }
+  seen_at_last_ = seen_;
+  ShapeCounts all(counts_.begin(), counts_.end());
+  // Most frequent first; equals by shape, so the set does not depend on insertion order.
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  ShapeCounts typical;
+  int64_t covered = 0;
+  for (const auto& entry : all) {
+    if (typical.size() >= kMaxTypicalShapes || covered * 100 >= seen_ * 95) break;
+    typical.push_back(entry);
+    covered += entry.second;
+  }
+  if (typical != typical_) {
+    typical_ = std::move(typical);
+    ++version_;
+  }
+  return typical_;
+}
+
+}  // namespace quotient::actions

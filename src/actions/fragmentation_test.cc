@@ -1,0 +1,63 @@
+// The fragmentation measure on rooms small enough to compute by hand.
+#include "actions/fragmentation.h"
+
+#include <gtest/gtest.h>
+
+namespace quotient::actions {
+namespace {
+
+constexpr int64_t kGi = int64_t{1} << 30;
+
+RequestShape Gpus(int32_t n, int64_t each, int64_t cpu = 1000) { return {cpu, kGi, n, each}; }
+
+// Two free GPUs, one with 0.3 left, one full; 10 cores and 10 GiB free.
+FragmentRoom Room() { return {10'000, 10 * kGi, {1000, 1000, 300, 0}}; }
+
+TEST(FragmentationTest, WhatEachShapeCannotUse) {
+  // A whole GPU fits on the two free devices; the 0.3 left on the third is lost to it.
+  EXPECT_EQ(LostTo(Room(), Gpus(1, 1000)), 300);
+  // A half GPU: the same sliver is too small.
+  EXPECT_EQ(LostTo(Room(), Gpus(1, 500)), 300);
+  // A quarter fits in the sliver: nothing is lost.
+  EXPECT_EQ(LostTo(Room(), Gpus(1, 250)), 0);
+  // Three whole GPUs do not fit: all 2.3 free GPUs are lost to that shape.
+  EXPECT_EQ(LostTo(Room(), Gpus(3, 1000)), 2300);
+  // CPU-only: nothing lost when it fits; everything when the node's CPU cannot hold it.
+  EXPECT_EQ(LostTo(Room(), {2000, kGi, 0, 0}), 0);
+  EXPECT_EQ(LostTo(Room(), {20'000, kGi, 0, 0}), 2300);
+  // Memory counts like CPU.
+  EXPECT_EQ(LostTo(Room(), {1000, 11 * kGi, 1, 250}), 2300);
+}
+
+TEST(FragmentationTest, WeighsShapesByHowOftenTheyAreSeen) {
+  const ShapeCounts mix = {{Gpus(1, 1000), 2}, {Gpus(1, 500), 1}, {Gpus(1, 250), 1}};
+  // 2 x 300 + 1 x 300 + 1 x 0.
+  EXPECT_EQ(Fragmentation(Room(), mix), 900);
+  // A quarter placed in the 0.3 sliver leaves 0.05 there: 2 x 50 + 50 + 50 = 200, down 700.
+  EXPECT_EQ(Fragmentation({9000, 9 * kGi, {1000, 1000, 50, 0}}, mix), 200);
+  // Placed on a free GPU instead it breaks a whole one: 0.75 and 0.3 lost to whole GPUs
+  // (2 x 1050), 0.3 to halves, nothing to quarters: 2400, up 1500.
+  EXPECT_EQ(Fragmentation({9000, 9 * kGi, {750, 1000, 300, 0}}, mix), 2400);
+}
+
+TEST(FragmentationTest, TypicalShapesCoverNinetyFivePercentMostFrequentFirst) {
+  ShapeMix mix;
+  for (int i = 0; i < 60; ++i) mix.Add(Gpus(1, 1000));
+  for (int i = 0; i < 30; ++i) mix.Add(Gpus(1, 500));
+  for (int i = 0; i < 6; ++i) mix.Add(Gpus(2, 1000));
+  for (int i = 0; i < 4; ++i) mix.Add(Gpus(8, 1000));
+  const ShapeCounts& typical = mix.Typical();
+  // 60 + 30 = 90% is short of 95%; with the 6 two-GPU pods it is 96%.
+  ASSERT_EQ(typical.size(), 3u);
+  EXPECT_EQ(typical[0].first, Gpus(1, 1000));
+  EXPECT_EQ(typical[0].second, 60);
+  EXPECT_EQ(typical[2].first, Gpus(2, 1000));
+  const uint64_t version = mix.version();
+  // A few more of a new shape (under an eighth more) leave the set as it was.
+  for (int i = 0; i < 5; ++i) mix.Add(Gpus(4, 1000));
+  EXPECT_EQ(mix.Typical().size(), 3u);
+  EXPECT_EQ(mix.version(), version);
+}
+
+}  // namespace
+}  // namespace quotient::actions
