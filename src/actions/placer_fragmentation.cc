@@ -122,8 +122,8 @@ std::optional<Index> Placer::FindLeastFragmenting(Index pod, const Options& opti
     // Equal added fragmentation: the first node by name, not bin-pack's fullest node. Packing
     // by the free amount of one resource among equals concentrates CPU-heavy pods on the same
     // nodes and strands their GPUs (docs/placement.md: 6.8% against 5.2% unallocated).
-    const bool better = !best || (candidate.idle != best->idle ? candidate.idle
-                                                               : candidate.added < best->added);
+    const bool better =
+        !best || (candidate.idle != best->idle ? candidate.idle : candidate.added < best->added);
     // Nodes come in name order: the first of equals stays.
     if (better) best = candidate;
   }
