@@ -9,6 +9,7 @@
 #include <future>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/command_common.h"
 #include "cli/progress_bar.h"
@@ -128,6 +129,41 @@ bool WriteCsvFiles(const simulate::SimulationResult& r, const std::filesystem::p
   return written;
 }
 
+size_t ObjectCount(const core::ClusterObjects& o) {
+  return o.nodes.size() + o.pods.size() + o.queues.size() + o.pod_groups.size() +
+         o.priority_classes.size() + o.pod_disruption_budgets.size();
+}
+
+// --compare FILE: Kubernetes objects go to --compare-with, a scheduler configuration to
+// --compare-config. A file is objects when it reads as such (documents with apiVersion and
+// kind), else a configuration when it reads as one.
+std::optional<int> SortCompareFiles(SimulateFlags& flags, std::ostream& err) {
+  for (const std::string& path : flags.compare) {
+    std::istringstream no_stdin;
+    const kube::LoadResult probe = kube::LoadManifests({path}, no_stdin);
+    if (!probe.HasErrors() && ObjectCount(probe.objects) > 0) {
+      flags.compare_with.push_back(path);
+      continue;
+    }
+    framework::SchedulerConfig config;
+    std::ostringstream config_error;
+    if (LoadConfig(path, "", config, config_error)) {
+      err << "quotient: error: --compare " << path
+          << ": neither Kubernetes objects nor a scheduler configuration\n";
+      PrintDiagnostics(probe.diagnostics, err);
+      err << config_error.str();
+      return kExitBadInput;
+    }
+    if (!flags.compare_config_path.empty()) {
+      err << "quotient: error: --compare " << path << ": a second scheduler configuration (with "
+          << flags.compare_config_path << "); one run is compared with one other\n";
+      return kExitUsage;
+    }
+    flags.compare_config_path = path;
+  }
+  return std::nullopt;
+}
+
 bool ShowProgress(const std::string& mode, std::ostream& err) {
   if (mode == "always") return true;
   if (mode == "never") return false;
@@ -163,6 +199,9 @@ CLI::App* AddSimulateCommand(CLI::App& app, SimulateFlags& flags) {
   cmd->add_option("--compare-with", flags.compare_with,
                   "Also run with these objects laid over the inputs (same kind and name "
                   "replaced, others added) and compare");
+  cmd->add_option("--compare", flags.compare,
+                  "Also run with this scheduler configuration or these objects (told apart by "
+                  "content) and compare");
   cmd->add_option("--compare-label", flags.compare_label,
                   "The compared run's name (default: its file's)");
   cmd->add_option("--progress", flags.progress, "Progress bar on standard error")
@@ -172,8 +211,10 @@ CLI::App* AddSimulateCommand(CLI::App& app, SimulateFlags& flags) {
   return cmd;
 }
 
-int RunSimulate(const SimulateFlags& flags, std::istream& stdin_stream, std::ostream& out,
+int RunSimulate(const SimulateFlags& given, std::istream& stdin_stream, std::ostream& out,
                 std::ostream& err) {
+  SimulateFlags flags = given;
+  if (std::optional<int> failed = SortCompareFiles(flags, err)) return *failed;
   std::optional<simulate::SimulationOptions> shared = SharedOptions(flags, err);
   if (!shared) return kExitUsage;
   kube::LoadResult loaded = kube::LoadManifests(flags.inputs, stdin_stream);

@@ -4,10 +4,12 @@
 //   quotient simulate [--config FILE] [--actions LIST] [--scheduler-name NAME] [--period 1s]
 //                     [--until DURATION] [--settle 1h] [--checkpoint FRACTION]
 //                     [--start RFC3339] [--occupancy-at LIST] [--csv DIR] [--html FILE]
-//                     [--label NAME] [--compare-config FILE] [--compare-with FILE]...
+//                     [--label NAME] [--compare FILE]... [--compare-config FILE]
+//                     [--compare-with FILE]...
 //                     [--compare-label NAME] [--progress auto|always|never] FILE|DIR|- ...
 //
-// With --compare-config or --compare-with, the same workload runs a second time (on another
+// With --compare (a configuration or objects, told apart by content), --compare-config or
+// --compare-with, the same workload runs a second time (on another
 // thread) under the other configuration or with the other objects laid over the inputs, and
 // both runs are reported side by side.
 //
@@ -36,6 +38,7 @@ struct SimulateFlags {
   std::string label;
   std::string compare_config_path;
   std::vector<std::string> compare_with;
+  std::vector<std::string> compare;  // either of the above, told apart by content
   std::string compare_label;
   std::string progress = "auto";
   std::vector<std::string> inputs;

@@ -94,6 +94,40 @@ TEST(SimulateCommandTest, ComparesWithObjectsLaidOverTheInputs) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(SimulateCommandTest, CompareTellsAConfigurationFromObjects) {
+  // A KAI configuration file: the second run uses it, and takes its name.
+  const Outcome config =
+      Simulate({"--compare", QUOTIENT_REPO_ROOT "/examples/simulate-demo/spread.yaml",
+                QUOTIENT_REPO_ROOT "/examples/simulate-borrow-and-reclaim"});
+  ASSERT_EQ(config.exit_code, 0) << config.err;
+  EXPECT_NE(config.out.find("== spread: configuration " QUOTIENT_REPO_ROOT
+                            "/examples/simulate-demo/spread.yaml\n"),
+            std::string::npos)
+      << config.out;
+  // Objects: laid over the inputs.
+  const std::filesystem::path dir = TempDir("compare-objects");
+  {
+    std::ofstream overlay(dir / "more-nodes.yaml");
+    overlay << "apiVersion: v1\nkind: Node\nmetadata: {name: gpu-node-c}\nstatus:\n"
+               "  allocatable: {cpu: \"64\", memory: 512Gi, nvidia.com/gpu: \"8\", pods: \"110\"}\n"
+               "  conditions:\n  - {type: Ready, status: \"True\"}\n";
+  }
+  const Outcome objects = Simulate({"--compare", (dir / "more-nodes.yaml").string(),
+                                    QUOTIENT_REPO_ROOT "/examples/simulate-borrow-and-reclaim"});
+  ASSERT_EQ(objects.exit_code, 0) << objects.err;
+  const size_t compared = objects.out.find("== more-nodes: default configuration, with ");
+  ASSERT_NE(compared, std::string::npos) << objects.out;
+  // With 24 GPUs nobody needs to be reclaimed: team-b's 16 and team-a's 8 all fit.
+  EXPECT_NE(objects.out.substr(compared).find("evictions: 0,"), std::string::npos) << objects.out;
+  // Two configurations cannot both be the other run.
+  EXPECT_EQ(Simulate({"--compare", QUOTIENT_REPO_ROOT "/examples/simulate-demo/spread.yaml",
+                      "--compare", QUOTIENT_REPO_ROOT "/examples/simulate-demo/spread.yaml",
+                      QUOTIENT_REPO_ROOT "/examples/simulate-borrow-and-reclaim"})
+                .exit_code,
+            2);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(SimulateCommandTest, BadFlagsAreUsageErrors) {
   EXPECT_EQ(
       Simulate({"--occupancy-at", "1h,soon", QUOTIENT_REPO_ROOT "/examples/reclaim"}).exit_code, 2);
