@@ -28,6 +28,25 @@ int64_t Fragmentation(const FragmentRoom& room, const ShapeCounts& typical) {
   return total;
 }
 
+int64_t FragmentationMemo::Of(const FragmentRoom& room, const ShapeCounts& typical,
+                              uint64_t typical_version) {
+  if (!valid_ || version_ != typical_version) {
+    known_.clear();
+    version_ = typical_version;
+    valid_ = true;
+  }
+  // Memory is not part of the key: only shapes that ask for none reach the memo (the placer
+  // leaves memory out of typical shapes).
+  key_.assign(1, room.cpu_milli);
+  key_.insert(key_.end(), room.gpu_free_milli.begin(), room.gpu_free_milli.end());
+  std::sort(key_.begin() + 1, key_.end());
+  const auto found = known_.find(key_);
+  if (found != known_.end()) return found->second;
+  const int64_t fragmentation = Fragmentation(room, typical);
+  known_.emplace(key_, fragmentation);
+  return fragmentation;
+}
+
 void ShapeMix::Add(const RequestShape& shape) {
   ++counts_[shape];
   ++seen_;

@@ -47,6 +47,20 @@ using ShapeCounts = std::vector<std::pair<RequestShape, int64_t>>;
 // Sum of count x LostTo over the shapes.
 int64_t Fragmentation(const FragmentRoom& room, const ShapeCounts& typical);
 
+// Fragmentation of rooms already seen under the current typical shapes. Nodes that are alike
+// have the same room (the order of their devices does not matter), so a cluster of few node
+// shapes computes each once; the memo is emptied when the typical shapes change.
+class FragmentationMemo {
+ public:
+  int64_t Of(const FragmentRoom& room, const ShapeCounts& typical, uint64_t typical_version);
+
+ private:
+  uint64_t version_ = 0;
+  bool valid_ = false;
+  std::map<std::vector<int64_t>, int64_t> known_;  // CPU, then the devices' free, sorted
+  std::vector<int64_t> key_;                       // reused: a lookup allocates nothing
+};
+
 // Request shapes seen so far, learned online (pods running when a session opens, and each pod
 // the placer is asked to place); the typical ones are the most frequent that together make up
 // 95% of what was seen, at most `kMaxTypicalShapes` (the rare remainder changes little and

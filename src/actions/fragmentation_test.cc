@@ -59,5 +59,18 @@ TEST(FragmentationTest, TypicalShapesCoverNinetyFivePercentMostFrequentFirst) {
   EXPECT_EQ(mix.version(), version);
 }
 
+TEST(FragmentationTest, TheMemoGivesTheMeasureForAlikeRoomsAndForgetsOldShapes) {
+  FragmentationMemo memo;
+  const ShapeCounts mix = {{Gpus(1, 1000), 2}, {Gpus(1, 500), 1}};
+  EXPECT_EQ(memo.Of(Room(), mix, 1), Fragmentation(Room(), mix));
+  // The same devices in another order: the same room.
+  const FragmentRoom shuffled = {10'000, 10 * kGi, {300, 0, 1000, 1000}};
+  EXPECT_EQ(memo.Of(shuffled, mix, 1), 900);
+  // New typical shapes: computed again, not read from the memo.
+  const ShapeCounts quarters = {{Gpus(1, 250), 5}};
+  EXPECT_EQ(memo.Of(Room(), quarters, 2), 0);
+  EXPECT_EQ(memo.Of({10'000, 10 * kGi, {1000, 1000, 200, 0}}, quarters, 2), 5 * 200);
+}
+
 }  // namespace
 }  // namespace quotient::actions

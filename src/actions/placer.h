@@ -79,6 +79,7 @@ class Placer {
   bool learns_shapes_ = false;
   ShapeMix shapes_;
   std::vector<bool> learned_;  // by pod: its shape is in shapes_
+  FragmentationMemo memo_;
 };
 
 // The placement strategy for nodes of `node_pool`, from the nodeplacement plugin's arguments

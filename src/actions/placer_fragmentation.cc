@@ -16,15 +16,14 @@ namespace {
 
 using framework::DeviceState;
 
-FragmentRoom RoomOf(const framework::NodeState& state) {
-  FragmentRoom room;
+// Fills `room` (reused across nodes, so that scoring a node allocates nothing).
+void RoomOf(const framework::NodeState& state, FragmentRoom& room) {
   room.cpu_milli = state.idle.cpu_milli.value();
   room.memory_bytes = state.idle.memory_bytes.value();
-  room.gpu_free_milli.reserve(state.devices.size());
+  room.gpu_free_milli.clear();
   for (const DeviceState& d : state.devices) {
     room.gpu_free_milli.push_back(std::max<int64_t>(0, d.free_milli().value()));
   }
-  return room;
 }
 
 // A device a one-device shared pod may take now: a group in use with room, or a free device.
@@ -63,6 +62,7 @@ std::optional<Index> Placer::FindLeastFragmenting(Index pod, const Options& opti
   const core::Pod& p = session_.pod(pod);
   const core::Job& job = session_.job(p.job);
   const ShapeCounts& typical = shapes_.Typical();
+  const uint64_t version = shapes_.version();
   const size_t nodes =
       options.only_nodes ? options.only_nodes->size() : session_.state().node_count();
   struct Best {
@@ -72,6 +72,7 @@ std::optional<Index> Placer::FindLeastFragmenting(Index pod, const Options& opti
     std::optional<int32_t> device;
   };
   std::optional<Best> best;
+  FragmentRoom room;
   for (size_t n = 0; n < nodes; ++n) {
     const Index node = options.only_nodes ? (*options.only_nodes)[n] : static_cast<Index>(n);
     if (node == options.exclude_node) continue;
@@ -85,8 +86,8 @@ std::optional<Index> Placer::FindLeastFragmenting(Index pod, const Options& opti
     const NodeFit fit = FitResources(session_, pod, node, policy, /*with_placement=*/false);
     if (fit.fit == Fit::kNone) continue;
     const framework::NodeState& state = session_.state().node(node);
-    FragmentRoom room = RoomOf(state);
-    const int64_t before = Fragmentation(room, typical);
+    RoomOf(state, room);
+    const int64_t before = memo_.Of(room, typical, version);
     room.cpu_milli -= p.request.cpu_milli.value();
     room.memory_bytes -= p.request.memory_bytes.value();
     Best candidate;
@@ -100,7 +101,7 @@ std::optional<Index> Placer::FindLeastFragmenting(Index pod, const Options& opti
       for (size_t d = 0; d < state.devices.size(); ++d) {
         if (!TakesShareNow(state.devices[d], portion)) continue;
         room.gpu_free_milli[d] -= portion;
-        const int64_t added = Fragmentation(room, typical) - before;
+        const int64_t added = memo_.Of(room, typical, version) - before;
         room.gpu_free_milli[d] += portion;
         if (!least || added < *least) {
           least = added;
@@ -109,15 +110,27 @@ std::optional<Index> Placer::FindLeastFragmenting(Index pod, const Options& opti
       }
       if (!least) continue;
       candidate.added = *least;
+    } else if ((p.gpu.kind == core::GpuSharing::Kind::kWhole && fit.fits_idle) ||
+               p.gpu.kind == core::GpuSharing::Kind::kNone) {
+      // Whole GPUs take free devices (which ones does not change the measure); CPU-only pods
+      // take none.
+      int64_t taken = 0;
+      for (int64_t& free : room.gpu_free_milli) {
+        if (taken == p.gpu.whole_devices) break;
+        if (free != framework::kWholeGpuMilli) continue;
+        free = 0;
+        ++taken;
+      }
+      candidate.added = memo_.Of(room, typical, version) - before;
     } else {
-      // Whole GPUs take free devices (which ones does not change the measure), several shares
-      // the devices the policy's order gives.
+      // Several shares, or whole GPUs on releasing resources: the devices the policy's order
+      // gives.
       const NodeFit placed = FitResources(session_, pod, node, policy, /*with_placement=*/true);
       for (int32_t d : placed.placement.devices) {
         int64_t& free = room.gpu_free_milli[static_cast<size_t>(d)];
         free = std::max<int64_t>(0, free - placed.placement.portion_milli.value());
       }
-      candidate.added = Fragmentation(room, typical) - before;
+      candidate.added = memo_.Of(room, typical, version) - before;
     }
     // Equal added fragmentation: the first node by name, not bin-pack's fullest node. Packing
     // by the free amount of one resource among equals concentrates CPU-heavy pods on the same
