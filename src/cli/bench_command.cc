@@ -10,6 +10,7 @@
 
 #include "cli/command_common.h"
 #include "core/quantity.h"
+#include "experiments/fgd_plot.h"
 #include "experiments/fgd_replay.h"
 #include "experiments/fgd_results.h"
 #include "traces/openb_trace.h"
@@ -105,6 +106,9 @@ CLI::App* AddBenchCommand(CLI::App& app, BenchFgdFlags& flags) {
   fgd->add_option("--tune", flags.tune, "Top the pods up to this times the cluster's GPUs (1.3)");
   fgd->add_option("--published", flags.published_csv,
                   "summary_unallocated_gpu_by_policy.csv: print the paper's medians beside ours");
+  fgd->add_option("--plot", flags.plot_dir,
+                  "Write DIR/<pod list>.svg: unallocated GPU % against arrived %, ours and the "
+                  "paper's");
   fgd->add_flag("--breakdown", flags.breakdown,
                 "Also print where the unallocated GPU is at 100% arrived, and which pods failed");
   fgd->add_option("-o,--output", flags.output_csv,
@@ -184,6 +188,7 @@ int RunBenchFgd(const BenchFgdFlags& flags, std::ostream& out, std::ostream& err
     }
     const auto started = std::chrono::steady_clock::now();
     out << fmt::format("{:<28}", workload);
+    std::vector<experiments::PlotLine> lines;
     for (const auto& [name, config] : policies) {
       std::vector<experiments::FgdRun> runs;
       for (uint64_t seed : *seeds) {
@@ -198,11 +203,38 @@ int RunBenchFgd(const BenchFgdFlags& flags, std::ostream& out, std::ostream& err
       }
       out << fmt::format(" {:>9}", Centi(experiments::MedianUnallocatedCenti(runs))) << std::flush;
       if (flags.breakdown) breakdowns.push_back(Breakdown(workload, name, runs));
+      experiments::PlotLine& line = lines.emplace_back();
+      line.label = name;
+      for (int a = 0; a <= experiments::kMaxArrivedPercent; ++a) {
+        line.unallocated_centi.push_back(experiments::MedianUnallocatedCenti(runs, a));
+      }
     }
     if (!published.empty()) {
       for (const char* p : kPublishedPolicies) {
         const auto it = published.find({workload, p});
-        out << fmt::format(" {:>14}", it == published.end() ? "-" : Centi(it->second));
+        const bool known = it != published.end() && it->second.count(100) > 0;
+        out << fmt::format(" {:>14}", known ? Centi(it->second.at(100)) : "-");
+      }
+    }
+    if (!flags.plot_dir.empty()) {
+      std::vector<experiments::PlotMarkers> markers;
+      for (const char* p : kPublishedPolicies) {
+        const auto it = published.find({workload, p});
+        if (it != published.end()) markers.push_back({p, it->second});
+      }
+      std::error_code ec;
+      std::filesystem::create_directories(flags.plot_dir, ec);
+      const std::filesystem::path path =
+          std::filesystem::path(flags.plot_dir) / (workload + ".svg");
+      std::ofstream svg(path);
+      if (svg) {
+        experiments::WriteUnallocatedPlot(
+            workload + ": unallocated GPU, median of " + std::to_string(seeds->size()) + " seeds",
+            lines, markers, 70, svg);
+      }
+      if (!svg) {
+        err << "quotient: error: cannot write " << path.string() << "\n";
+        return kExitBadInput;
       }
     }
     const auto seconds = std::chrono::duration_cast<std::chrono::milliseconds>(

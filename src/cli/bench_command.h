@@ -4,12 +4,13 @@
 //
 //   quotient bench fgd --nodes FILE --pods FILE [--pods FILE]... [--seeds 42-51]
 //                      [--policies binpack,spread,binpack/spread] [--tune 1.3]
-//                      [--published FILE] [--breakdown] [-o CSV]
+//                      [--published FILE] [--breakdown] [--plot DIR] [-o CSV]
 //
 // Prints, per pod list and policy, the median over seeds of the GPU left unallocated when 100% of
 // the cluster's GPUs have been requested, beside the published medians of the paper's policies
 // when --published names summary_unallocated_gpu_by_policy.csv; --breakdown then says where the
-// unallocated GPU is at 100% (mean over seeds) and which pods failed. -o writes every run's curve
+// unallocated GPU is at 100% (mean over seeds) and which pods failed; --plot draws the curves
+// (ours, the paper's points) as DIR/<pod list>.svg. -o writes every run's curve
 // in the shape of the published analysis_allo_discrete.csv. Exit codes: 0 done, 1 input that cannot
 // be read, 2 bad usage.
 #pragma once
@@ -30,6 +31,7 @@ struct BenchFgdFlags {
   std::string published_csv;
   std::string output_csv;
   bool breakdown = false;
+  std::string plot_dir;
 };
 
 CLI::App* AddBenchCommand(CLI::App& app, BenchFgdFlags& flags);

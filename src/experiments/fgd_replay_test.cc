@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "experiments/fgd_plot.h"
 #include "experiments/fgd_results.h"
 
 #include <gtest/gtest.h>
@@ -104,6 +105,35 @@ TEST(FgdResultsTest, MedianOverSeedsAndThePublishedShape) {
   EXPECT_EQ(text.rfind("workload,sc_policy,tune,seed,total_gpus,0,1,", 0), 0u);
   EXPECT_NE(text.find(",129,130\nopenb_pod_list_default,binpack,1.3,42,6212,95.23,"),
             std::string::npos);
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(FgdPlotTest, DrawsALinePerPolicyAndThePapersPointsInRange) {
+  PlotLine ours{"frag<mentation>", std::vector<int64_t>(131, 300)};
+  ours.unallocated_centi[120] = 1234;  // the highest drawn: the axis goes to 15%
+  const PlotLine packed{"binpack", std::vector<int64_t>(131, 900)};
+  // 60% is left of the plot (it starts at 70%): one marker of three is not drawn.
+  const PlotMarkers fgd{"06-FGD", {{60, 100}, {100, 477}, {130, 460}}};
+  std::ostringstream out;
+  WriteUnallocatedPlot("default & more", {ours, packed}, {fgd}, 70, out);
+  const std::string svg = out.str();
+  EXPECT_EQ(svg.rfind("<svg ", 0), 0u);
+  EXPECT_EQ(Count(svg, "<polyline "), 2u);
+  EXPECT_EQ(Count(svg, "<circle "), 2u + 1u);  // two points and the legend's swatch
+  EXPECT_NE(svg.find(">15%</text>"), std::string::npos);
+  EXPECT_EQ(svg.find(">20%</text>"), std::string::npos);
+  EXPECT_NE(svg.find("default &amp; more"), std::string::npos);
+  EXPECT_NE(svg.find("frag&lt;mentation&gt; (ours)"), std::string::npos);
+  EXPECT_NE(svg.find("06-FGD at 100%: 4.77%"), std::string::npos);
+  // Arrived from 70% to 130%, every 10%.
+  EXPECT_NE(svg.find(">70%</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">130%</text>"), std::string::npos);
+  EXPECT_EQ(svg.find(">60%</text>"), std::string::npos);
 }
 
 }  // namespace

@@ -52,7 +52,13 @@ Result<PublishedMedians> ReadPublishedMedians(const std::string& summary_csv) {
                     "unalloc_gpu_pct_median");
     std::string workload, policy, arrived, median;
     while (csv.read_row(workload, policy, arrived, median)) {
-      if (arrived != "100") continue;
+      Result<core::Quantity> at =
+          core::ParseQuantity(arrived, core::Scale::kUnit, core::Rounding::kDown);
+      if (!at.ok() || at.value().value() < 0 || at.value().value() > kMaxArrivedPercent) {
+        return Status::Error(
+            traces::CsvWhere(summary_csv, csv.get_file_line(), "arrived_workload_pct") + ": \"" +
+            arrived + "\" is not a percentage from 0 to 130");
+      }
       Result<core::Quantity> q =
           core::ParseQuantity(median, core::Scale::kMilli, core::Rounding::kDown);
       if (!q.ok()) {
@@ -60,7 +66,7 @@ Result<PublishedMedians> ReadPublishedMedians(const std::string& summary_csv) {
             traces::CsvWhere(summary_csv, csv.get_file_line(), "unalloc_gpu_pct_median") + ": \"" +
             median + "\": " + q.message());
       }
-      medians[{workload, policy}] = q.value().value() / 10;
+      medians[{workload, policy}][static_cast<int>(at.value().value())] = q.value().value() / 10;
     }
   } catch (const io::error::base& e) {
     return Status::Error(std::string("reading the published FGD results: ") + e.what());

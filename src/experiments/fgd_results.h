@@ -24,9 +24,9 @@ void WriteAllocationCsvRow(const FgdRun& run, const std::string& policy, int64_t
 // middle two for an even count, as pandas' median).
 int64_t MedianUnallocatedCenti(const std::vector<FgdRun>& runs, int arrived = 100);
 
-// Published medians of unallocated GPU % at 100% arrived, in hundredths, by (workload, policy):
-// ("openb_pod_list_default", "06-FGD") -> 477.
-using PublishedMedians = std::map<std::pair<std::string, std::string>, int64_t>;
+// Published medians of unallocated GPU %, in hundredths, by (workload, policy) and arrived %
+// (the summary has 90 to 130): ("openb_pod_list_default", "06-FGD") -> 100 -> 477.
+using PublishedMedians = std::map<std::pair<std::string, std::string>, std::map<int, int64_t>>;
 Result<PublishedMedians> ReadPublishedMedians(const std::string& summary_csv);
 
 }  // namespace quotient::experiments
