@@ -6,9 +6,12 @@
 #include <ostream>
 
 #include "experiments/fgd_replay.h"
+#include "simulate/svg_format.h"
 
 namespace quotient::experiments {
 namespace {
+
+using simulate::svg::Escape;
 
 // Pixels; coordinates are computed in integers.
 constexpr int64_t kWidth = 760;
@@ -22,29 +25,6 @@ constexpr int64_t kBottom = 50;
 constexpr const char* kLineColours[] = {"#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"};
 constexpr const char* kMarkerColours[] = {"#7f7f7f", "#bcbd22", "#17becf",
                                           "#8c564b", "#e377c2", "#000000"};
-
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string Percent(int64_t centi) { return fmt::format("{}.{:02d}%", centi / 100, centi % 100); }
 
