@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -289,6 +290,18 @@ int RunSimulate(const SimulateFlags& given, std::istream& stdin_stream, std::ost
   }
 
   PrintDiagnostics(results[0].diagnostics, err);
+  // The compared run reads other objects: its own warnings too, those the first did not give.
+  for (size_t i = 1; i < results.size(); ++i) {
+    std::vector<core::Diagnostic> own;
+    for (const core::Diagnostic& d : results[i].diagnostics) {
+      const bool seen = std::any_of(results[0].diagnostics.begin(), results[0].diagnostics.end(),
+                                    [&](const core::Diagnostic& o) {
+                                      return o.object == d.object && o.message == d.message;
+                                    });
+      if (!seen) own.push_back(d);
+    }
+    PrintDiagnostics(own, err);
+  }
   std::vector<simulate::ReportRun> reports;
   for (size_t i = 0; i < runs.size(); ++i) {
     runs[i].report.result = &results[i];

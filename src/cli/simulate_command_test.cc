@@ -115,10 +115,25 @@ TEST(SimulateCommandTest, CompareTellsAConfigurationFromObjects) {
   const Outcome objects = Simulate({"--compare", (dir / "more-nodes.yaml").string(),
                                     QUOTIENT_REPO_ROOT "/examples/simulate-borrow-and-reclaim"});
   ASSERT_EQ(objects.exit_code, 0) << objects.err;
+  EXPECT_EQ(objects.err, "");  // nothing wrong in either run's objects
   const size_t compared = objects.out.find("== more-nodes: default configuration, with ");
   ASSERT_NE(compared, std::string::npos) << objects.out;
   // With 24 GPUs nobody needs to be reclaimed: team-b's 16 and team-a's 8 all fit.
   EXPECT_NE(objects.out.substr(compared).find("evictions: 0,"), std::string::npos) << objects.out;
+  // A queue whose parent is missing, only in the compared run: its warning is printed.
+  {
+    std::ofstream orphan(dir / "orphan.yaml");
+    orphan << "apiVersion: scheduling.run.ai/v2\nkind: Queue\n"
+              "metadata: {name: team-c, creationTimestamp: \"2026-01-01T00:00:00Z\"}\n"
+              "spec:\n  parentQueue: nowhere\n  resources:\n"
+              "    gpu: {quota: 0, limit: -1, overQuotaWeight: 1}\n"
+              "    cpu: {quota: -1, limit: -1, overQuotaWeight: 1}\n"
+              "    memory: {quota: -1, limit: -1, overQuotaWeight: 1}\n";
+  }
+  const Outcome orphaned = Simulate({"--compare", (dir / "orphan.yaml").string(),
+                                     QUOTIENT_REPO_ROOT "/examples/simulate-borrow-and-reclaim"});
+  ASSERT_EQ(orphaned.exit_code, 0) << orphaned.err;
+  EXPECT_NE(orphaned.err.find("team-c"), std::string::npos) << orphaned.err;
   // Two configurations cannot both be the other run.
   EXPECT_EQ(Simulate({"--compare", QUOTIENT_REPO_ROOT "/examples/simulate-demo/spread.yaml",
                       "--compare", QUOTIENT_REPO_ROOT "/examples/simulate-demo/spread.yaml",
