@@ -58,13 +58,30 @@ framework::SchedulerConfig Spread() {
   return config;
 }
 
+framework::SchedulerConfig Fragmentation() {
+  framework::SchedulerConfig config;
+  framework::Tier tier;
+  tier.plugins.push_back({"nodeplacement", {{"gpu", "fragmentation"}}});
+  config.tiers.push_back(tier);
+  return config;
+}
+
 TEST(ReferenceSearchTest, LargePresetBinpack) { ExpectSameOutcome("large", {}); }
 
 TEST(ReferenceSearchTest, LargePresetSpread) { ExpectSameOutcome("large", Spread()); }
 
+// The fragmentation strategy keeps every node's score per pod shape and checks nodes best
+// first; the reference scores every node afresh.
+TEST(ReferenceSearchTest, LargePresetFragmentation) { ExpectSameOutcome("large", Fragmentation()); }
+
 TEST(ReferenceSearchTest, SmallPresetWithPoolsAndMixedGpus) {
   ExpectSameOutcome("small-pools-mixed", {});
   ExpectSameOutcome("small-pools-mixed", Spread());
+  ExpectSameOutcome("small-pools-mixed", Fragmentation());
+}
+
+TEST(ReferenceSearchTest, ReclaimLargeJobsFragmentation) {
+  ExpectSameOutcome("reclaim-1000", Fragmentation());
 }
 
 TEST(ReferenceSearchTest, ReclaimLargeJobs) { ExpectSameOutcome("reclaim-1000", {}); }

@@ -193,11 +193,24 @@ void FairShare(benchmark::State& state, const std::string& preset) {
 }
 
 // The actions `names` on a fresh session per iteration, timing only the actions.
+// The default configuration with the GPU placement strategy set (docs/placement.md): the
+// `_fragmentation` benchmarks measure what the fragmentation strategy costs.
+framework::SchedulerConfig WithGpuPlacement(const std::string& strategy) {
+  framework::SchedulerConfig config;
+  // Plugins are only read for their arguments: a list of this one alone keeps every other
+  // default.
+  if (!strategy.empty()) {
+    config.tiers = {
+        framework::Tier{{framework::PluginOption{"nodeplacement", {{"gpu", strategy}}}}}};
+  }
+  return config;
+}
+
 void Actions(benchmark::State& state, const std::string& preset,
-             const std::vector<std::string>& names) {
+             const std::vector<std::string>& names, const std::string& gpu_placement = "") {
   const core::ClusterObjects& objects = PresetObjects(preset);
   const core::Snapshot snapshot = core::BuildSnapshot(objects, Options()).snapshot;
-  const framework::SchedulerConfig config;
+  const framework::SchedulerConfig config = WithGpuPlacement(gpu_placement);
   std::string digest;
   size_t decisions = 0;
   for (auto _ : state) {
@@ -223,10 +236,11 @@ void WarmUp(const core::ClusterModel& model, const framework::SchedulerConfig& c
 }
 
 // One service cycle: the snapshot from the model, the session, all five actions.
-void Cycle(benchmark::State& state, const std::string& preset, bool reference) {
+void Cycle(benchmark::State& state, const std::string& preset, bool reference,
+           const std::string& gpu_placement = "") {
   const core::ClusterObjects& objects = PresetObjects(preset);
   const core::ClusterModel model = ModelOf(objects);
-  framework::SchedulerConfig config;
+  framework::SchedulerConfig config = WithGpuPlacement(gpu_placement);
   config.reference_search = reference;
   std::string digest;
   size_t decisions = 0;
@@ -261,6 +275,10 @@ void Register(const std::string& preset, bool with_reference) {
         [preset, action](benchmark::State& s) { Actions(s, preset, {action}); });
   }
   add("cycle", [preset](benchmark::State& s) { Cycle(s, preset, false); });
+  add("action/allocate_fragmentation",
+      [preset](benchmark::State& s) { Actions(s, preset, {"allocate"}, "fragmentation"); });
+  add("cycle_fragmentation",
+      [preset](benchmark::State& s) { Cycle(s, preset, false, "fragmentation"); });
   if (with_reference) {
     add("cycle_reference", [preset](benchmark::State& s) { Cycle(s, preset, true); });
   }

@@ -40,6 +40,47 @@ TEST(FragmentationTest, WeighsShapesByHowOftenTheyAreSeen) {
   EXPECT_EQ(Fragmentation({9000, 9 * kGi, {750, 1000, 300, 0}}, mix), 2400);
 }
 
+TEST(FragmentationTest, ShapesThatMayNotGoOnTheNodeLoseNothingThere) {
+  RequestShape v100_only = Gpus(3, 1000);  // does not fit Room(): 2.3 GPUs lost when it may go
+  v100_only.reach = 1;
+  EXPECT_EQ(LostTo(Room(), v100_only), 2300);
+  FragmentRoom t4_node = Room();
+  t4_node.unreachable = uint64_t{1} << 1;  // shapes of reach 1 may not go here
+  EXPECT_EQ(LostTo(t4_node, v100_only), 0);
+  // Shapes that may go anywhere are not affected.
+  EXPECT_EQ(LostTo(t4_node, Gpus(3, 1000)), 2300);
+  // The memo tells the two rooms apart.
+  FragmentationMemo memo;
+  const ShapeCounts mix = {{v100_only, 1}};
+  EXPECT_EQ(memo.Of(Room(), mix, 1), 2300);
+  EXPECT_EQ(memo.Of(t4_node, mix, 1), 0);
+}
+
+TEST(FragmentationTest, FreeGpusTheIdleCpuCannotFeedAreLostToEveryShape) {
+  // Three one-GPU pods of 12 cores and two half-GPU pods of 4 cores: 44 cores per 4 GPUs, 11
+  // cores a GPU.
+  const ShapeCounts mix = {{Gpus(1, 1000, 12'000), 3}, {Gpus(1, 500, 4'000), 2}};
+  // 8 free GPUs and 40 cores: every shape fits, yet 40 cores feed only 40 / 11 = 3.636 GPUs.
+  const FragmentRoom room = {40'000, 100 * kGi, {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000}};
+  EXPECT_EQ(LostTo(room, mix[0].first), 0);
+  EXPECT_EQ(LostTo(room, mix[1].first), 0);
+  EXPECT_EQ(StrandedByCpu(room, mix), 8000 - 3636);
+  // Counted once per shape seen: 5 x 4,364.
+  EXPECT_EQ(Fragmentation(room, mix), 5 * 4364);
+  // CPU-only shapes do not change the ratio, but count as seen (32 cores fit in 40: they lose
+  // nothing themselves).
+  ShapeCounts with_cpu_only = mix;
+  with_cpu_only.push_back({{32'000, 0, 0, 0}, 10});
+  EXPECT_EQ(StrandedByCpu(room, with_cpu_only), 4364);
+  EXPECT_EQ(Fragmentation(room, with_cpu_only), 15 * 4364);
+  // 88 cores feed all 8 GPUs: nothing stranded.
+  FragmentRoom roomy = room;
+  roomy.cpu_milli = 88'000;
+  EXPECT_EQ(StrandedByCpu(roomy, mix), 0);
+  // No GPU shapes: no ratio, nothing stranded.
+  EXPECT_EQ(StrandedByCpu(room, {{{32'000, 0, 0, 0}, 1}}), 0);
+}
+
 TEST(FragmentationTest, TypicalShapesCoverNinetyFivePercentMostFrequentFirst) {
   ShapeMix mix;
   for (int i = 0; i < 60; ++i) mix.Add(Gpus(1, 1000));

@@ -2,8 +2,10 @@
 // preempt and consolidation share (docs/design/allocate.md, "Placing one pod").
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,8 +60,44 @@ class Placer {
   // fractional pod should take there. nullopt when nothing fits or no shapes are known yet.
   std::optional<core::Index> FindLeastFragmenting(core::Index pod, const Options& options,
                                                   std::optional<int32_t>& device);
+  // The fragmentation `pod` adds to `node` placed on idle resources, given the node's room less
+  // the pod's CPU and memory in room_ and its fragmentation before the pod (`before`): for a
+  // one-device share, on the device where it adds least (`device`). kNoRoom when no device can
+  // take it. Leaves room_ changed.
+  static constexpr int64_t kNoRoom = INT64_MAX;
+  int64_t AddedOnIdle(core::Index pod, core::Index node, int64_t before,
+                      std::optional<int32_t>& device);
+  // A node's score for pods of one shape, as far as it can be known without the predicates and
+  // the queue check: kIdle when the pod would fit on idle resources by CPU, memory and device
+  // room, with the fragmentation it adds (an upper bound on the real score: on releasing room
+  // it only gets worse); kFullCheck when only FitResources can tell (releasing room, several
+  // shares); kNone when MightFit says no.
+  struct FragmentScore {
+    enum class Kind : uint8_t { kNone, kIdle, kFullCheck };
+    Kind kind = Kind::kNone;
+    bool may_be_idle = false;  // kFullCheck: FitResources may still find idle room
+    int64_t added = 0;
+    std::optional<int32_t> device;
+  };
+  FragmentScore OptimisticScore(core::Index pod, core::Index node);
+  // Per pod shape (PodShape), every node's score and the kIdle nodes best first, brought up to
+  // date by redoing the nodes a statement changed since (ClusterState::change_log), as
+  // UnfitCache does; built afresh when the typical shapes change.
+  struct FragmentEntry {
+    size_t log_position = 0;
+    uint64_t typical_version = 0;
+    std::vector<FragmentScore> by_node;
+    std::set<std::pair<int64_t, core::Index>> order;  // kIdle nodes by (added, node)
+    std::set<core::Index> full_check;                 // kFullCheck nodes
+  };
+  static constexpr size_t kMaxFragmentEntries = 256;  // shapes kept; beyond, all are dropped
+  FragmentEntry& FragmentEntryFor(core::Index pod);
   // The request shape of `pod` as the fragmentation measure sees it.
-  RequestShape ShapeOf(core::Index pod) const;
+  RequestShape ShapeOf(core::Index pod);
+  // The shape's reach (RequestShape::reach): an id per distinct node constraint, 0 for none.
+  int32_t ReachOf(core::Index pod);
+  // The reaches that may not go on `node`, as RequestShape::reach bits.
+  uint64_t UnreachableOn(core::Index node);
   void ExplainNodeByNode(core::Index pod, const Options& options, FitErrors& errors);
   bool PoolHasNodesWithoutGpus(const std::string& node_pool);
   // Whether the pod's queue check gives the same verdict on every node (all but gpu-memory pods
@@ -80,6 +118,12 @@ class Placer {
   ShapeMix shapes_;
   std::vector<bool> learned_;  // by pod: its shape is in shapes_
   FragmentationMemo memo_;
+  FragmentRoom room_;  // reused: scoring a node allocates nothing
+  std::map<std::string, FragmentEntry> fragment_entries_;  // by PodShape
+  std::map<std::string, int32_t> reach_ids_;               // by ReachKey
+  std::vector<core::Index> reach_examples_;                // a pod of each reach, by id - 1
+  std::vector<uint64_t> unreachable_;                      // by node: UnreachableOn, cached
+  std::vector<size_t> reaches_checked_;  // by node: reaches already in unreachable_
 };
 
 // The placement strategy for nodes of `node_pool`, from the nodeplacement plugin's arguments

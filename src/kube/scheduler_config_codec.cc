@@ -66,6 +66,28 @@ Status ParseActions(const Value& value, Config& config) {
   return Status::Ok();
 }
 
+// nodeplacement's arguments: `gpu` and `cpu`, or `<pool>.gpu` and `<pool>.cpu` for one node
+// pool; binpack or spread, and for GPUs also fragmentation. Anything else would silently mean
+// bin-pack, so it is refused.
+Status CheckNodePlacement(const framework::PluginOption& plugin, const std::string& field) {
+  for (const auto& [key, value] : plugin.arguments) {
+    const size_t dot = key.rfind('.');
+    const std::string resource = dot == std::string::npos ? key : key.substr(dot + 1);
+    const std::string where = field + ".arguments." + key;
+    if ((resource != "gpu" && resource != "cpu") || dot == 0) {
+      return Status::Error(where + ": unknown argument (valid: gpu, cpu, <node pool>.gpu, " +
+                           "<node pool>.cpu)");
+    }
+    const bool known =
+        value == "binpack" || value == "spread" || (resource == "gpu" && value == "fragmentation");
+    if (!known) {
+      return Status::Error(where + ": unknown strategy \"" + value + "\" (valid: binpack, spread" +
+                           (resource == "gpu" ? ", fragmentation)" : ")"));
+    }
+  }
+  return Status::Ok();
+}
+
 Result<framework::PluginOption> ParsePlugin(const Value& value, const std::string& field) {
   using R = Result<framework::PluginOption>;
   if (!value.is_mapping()) return R::Error(field + ": expected a map");
@@ -85,6 +107,11 @@ Result<framework::PluginOption> ParsePlugin(const Value& value, const std::strin
       return R::Error(field + ".arguments." + key + ": expected a string, number or bool");
     }
     plugin.arguments[key] = std::move(text);
+  }
+  if (plugin.name == "nodeplacement") {
+    if (Status checked = CheckNodePlacement(plugin, field); !checked.ok()) {
+      return R::Error(checked.message());
+    }
   }
   return plugin;
 }

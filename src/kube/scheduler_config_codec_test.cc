@@ -92,6 +92,35 @@ TEST(ParseSchedulerConfig, MalformedConfigsAreErrors) {
   }
 }
 
+TEST(ParseSchedulerConfig, NodePlacementStrategiesAreChecked) {
+  const auto parse = [](const std::string& arguments) {
+    return ParseSchedulerConfig(
+        "tiers:\n- plugins:\n  - name: nodeplacement\n    arguments: " + arguments + "\n",
+        "c.yaml");
+  };
+  Result<SchedulerConfig> good =
+      parse("{gpu: fragmentation, cpu: spread, a100.gpu: binpack, a100.cpu: binpack}");
+  ASSERT_TRUE(good.ok()) << good.message();
+  EXPECT_EQ(good.value().tiers[0].plugins[0].arguments.at("gpu"), "fragmentation");
+  // A misspelt strategy would otherwise mean bin-pack without a word.
+  Result<SchedulerConfig> typo = parse("{gpu: fragmentaton}");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.message(),
+            "c.yaml: tiers[0].plugins[0].arguments.gpu: unknown strategy \"fragmentaton\" (valid: "
+            "binpack, spread, fragmentation)");
+  // Fragmentation is a GPU strategy only.
+  Result<SchedulerConfig> cpu = parse("{cpu: fragmentation}");
+  ASSERT_FALSE(cpu.ok());
+  EXPECT_NE(cpu.message().find("arguments.cpu: unknown strategy \"fragmentation\" (valid: "
+                               "binpack, spread)"),
+            std::string::npos)
+      << cpu.message();
+  Result<SchedulerConfig> key = parse("{memory: binpack}");
+  ASSERT_FALSE(key.ok());
+  EXPECT_NE(key.message().find("arguments.memory: unknown argument"), std::string::npos)
+      << key.message();
+}
+
 TEST(LoadSchedulerConfigFile, MissingFileIsAnError) {
   Result<SchedulerConfig> config = LoadSchedulerConfigFile("/nonexistent/quotient/config.yaml");
   ASSERT_FALSE(config.ok());

@@ -157,11 +157,21 @@ TEST(HelmChartTest, LintsAndRenders) {
   EXPECT_NE(spread.output.find("gpu: spread"), std::string::npos) << spread.output;
   EXPECT_NE(spread.output.find("cpu: spread"), std::string::npos) << spread.output;
   EXPECT_NE(spread.output.find("name: gpuspread"), std::string::npos) << spread.output;
+  // fragmentation: the GPU strategy only; CPUs bin-packed, consolidation kept.
+  CommandResult fragmentation =
+      Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--show-only", "templates/configmap.yaml",
+            "--set", "placementStrategy=fragmentation"});
+  ASSERT_EQ(fragmentation.exit_code, 0) << fragmentation.output;
+  EXPECT_NE(fragmentation.output.find("gpu: fragmentation"), std::string::npos)
+      << fragmentation.output;
+  EXPECT_NE(fragmentation.output.find("cpu: binpack"), std::string::npos) << fragmentation.output;
+  EXPECT_NE(fragmentation.output.find("consolidation"), std::string::npos) << fragmentation.output;
   // A strategy the scheduler does not know is refused at render time.
   CommandResult bad =
       Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--set", "placementStrategy=diagonal"});
   EXPECT_NE(bad.exit_code, 0);
-  EXPECT_NE(bad.output.find("placementStrategy must be binpack or spread"), std::string::npos)
+  EXPECT_NE(bad.output.find("placementStrategy must be binpack, spread or fragmentation"),
+            std::string::npos)
       << bad.output;
   // The cluster-wide defaults can be left out (KAI already installed them, say).
   CommandResult without = Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--set",

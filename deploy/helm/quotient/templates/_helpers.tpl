@@ -45,11 +45,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
-{{/* placementStrategy, checked: binpack or spread. */}}
+{{/* placementStrategy, checked: binpack, spread or fragmentation. */}}
 {{- define "quotient.placementStrategy" -}}
 {{- $s := .Values.placementStrategy | default "binpack" -}}
-{{- if not (has $s (list "binpack" "spread")) -}}
-{{- fail (printf "placementStrategy must be binpack or spread, not %q" $s) -}}
+{{- if not (has $s (list "binpack" "spread" "fragmentation")) -}}
+{{- fail (printf "placementStrategy must be binpack, spread or fragmentation, not %q" $s) -}}
 {{- end -}}
 {{- $s -}}
 {{- end -}}
@@ -57,7 +57,8 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{/*
 The scheduler configuration in KAI's format (kai-reference §8.1/§8.2): the operator's default
 actions and plugins, in its plugin-priority order. With spread, consolidation is left out and
-gpuspread replaces gpupack and gpusharingorder, as KAI's operator does.
+gpuspread replaces gpupack and gpusharingorder, as KAI's operator does. fragmentation places
+GPUs by the fragmentation they add (docs/placement.md) and CPUs by bin-pack, otherwise as binpack.
 */}}
 {{- define "quotient.schedulerConfig" -}}
 {{- $strategy := include "quotient.placementStrategy" . -}}
@@ -92,7 +93,7 @@ tiers:
   - name: nodeplacement
     arguments:
       gpu: {{ $strategy }}
-      cpu: {{ $strategy }}
+      cpu: {{ ternary "binpack" $strategy (eq $strategy "fragmentation") }}
 {{- if ne $strategy "spread" }}
   - name: gpusharingorder
 {{- end }}
