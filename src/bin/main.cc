@@ -4,6 +4,7 @@
 
 #include "cli/bench_command.h"
 #include "cli/generate_command.h"
+#include "cli/podgrouper_command.h"
 #include "cli/schedule_command.h"
 #include "cli/scheduler_command.h"
 #include "cli/simulate_command.h"
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
   CLI::App* schedule = quotient::cli::AddScheduleCommand(app, schedule_flags);
   quotient::cli::SchedulerFlags scheduler_flags;
   CLI::App* scheduler = quotient::cli::AddSchedulerCommand(app, scheduler_flags);
+  quotient::cli::PodGrouperFlags podgrouper_flags;
+  CLI::App* podgrouper = quotient::cli::AddPodGrouperCommand(app, podgrouper_flags);
   quotient::cli::SimulateFlags simulate_flags;
   CLI::App* simulate = quotient::cli::AddSimulateCommand(app, simulate_flags);
   quotient::cli::TracePhillyFlags trace_philly_flags;
@@ -45,6 +48,7 @@ int main(int argc, char** argv) {
     return quotient::cli::RunSchedule(schedule_flags, std::cin, std::cout, std::cerr);
   }
   if (scheduler->parsed()) return quotient::cli::RunScheduler(scheduler_flags);
+  if (podgrouper->parsed()) return quotient::cli::RunPodGrouper(podgrouper_flags);
   if (trace.philly->parsed()) {
     return quotient::cli::RunTracePhilly(trace_philly_flags, std::cout, std::cerr);
   }

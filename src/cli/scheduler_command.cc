@@ -73,6 +73,9 @@ CLI::App* AddSchedulerCommand(CLI::App& app, SchedulerFlags& flags) {
   cmd->add_option("--burst", flags.burst, "Client-side burst (default 100)");
   cmd->add_option("--bind-workers", flags.bind_workers, "Concurrent binds (default 16)")
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--wait-for-pod-grouper", flags.wait_for_pod_grouper,
+                "Pods a controller owns wait for the PodGroup `quotient podgrouper` makes "
+                "instead of running as groups of one (so no gang member runs alone)");
   return cmd;
 }
 
@@ -100,6 +103,7 @@ int RunScheduler(const SchedulerFlags& flags) {
   options.shard.label_key = flags.node_pool_label_key;
   options.shard.value = flags.partition_label_value;
   options.queue_label_key = flags.queue_label_key;
+  options.wait_for_pod_grouper = flags.wait_for_pod_grouper;
   if (!flags.scheduler_conf.empty()) {
     Result<framework::SchedulerConfig> config = kube::LoadSchedulerConfigFile(flags.scheduler_conf);
     if (!config.ok()) {

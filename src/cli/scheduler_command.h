@@ -10,7 +10,7 @@
 //                      [--nodepool-label-key KEY] [--partition-label-value VALUE]
 //                      [--queue-label-key KEY] [--listen-address ADDR]
 //                      [--metrics-namespace PREFIX] [--log-format text|json] [--log-level L]
-//                      [--qps N] [--burst N] [--bind-workers N]
+//                      [--qps N] [--burst N] [--bind-workers N] [--wait-for-pod-grouper]
 //
 // Serves /healthz, /readyz and /metrics on --listen-address (default :8080; "" turns it off).
 // Runs until SIGTERM/SIGINT: the cycle in progress finishes, binds already handed out are sent,
@@ -43,6 +43,7 @@ struct SchedulerFlags {
   int64_t qps = 50;
   int burst = 100;
   int bind_workers = 16;
+  bool wait_for_pod_grouper = false;
 };
 
 CLI::App* AddSchedulerCommand(CLI::App& app, SchedulerFlags& flags);

@@ -175,6 +175,14 @@ Job ImplicitJob(const Pod& pod, const SnapshotOptions& options, const PriorityTa
     job.queue_name = std::string(kDefaultQueueName);
   }
   job.priority = priorities.Resolve(pod.priority_class_name, pod.meta, "Pod", reporter);
+  if (!options.group_owned_pods_implicitly && !pod.meta.controller_kind.empty()) {
+    job.problems.push_back(
+        "waiting for its PodGroup: the pod grouper names one for pods owned "
+        "by a " +
+        pod.meta.controller_kind +
+        ", and none of them is scheduled before, so no gang member runs "
+        "alone (is `quotient podgrouper` running?)");
+  }
   Preemptibility p = Preemptibility::kUnset;
   if (auto it = labels.find(std::string(kPreemptibilityLabel)); it != labels.end()) {
     if (it->second == "preemptible") {

@@ -29,6 +29,10 @@ struct SnapshotOptions {
   Time now{};
   std::string queue_label_key = "kai.scheduler/queue";
   std::string node_pool_label_key = "kai.scheduler/node-pool";
+  // A pod without a pod-group-name annotation gets an implicit group of one. With this false,
+  // only bare pods do: a pod a controller owns may be one member of a gang, so it waits for the
+  // pod grouper (`quotient podgrouper`) to name its PodGroup rather than run alone.
+  bool group_owned_pods_implicitly = true;
 };
 
 struct SnapshotBuild {

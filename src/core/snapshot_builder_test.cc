@@ -123,6 +123,29 @@ TEST(ImplicitGroup, QueueComesFromLabelThenProjectThenDefault) {
   EXPECT_EQ(PodByKey(s, "ns/other").job, kNone);
 }
 
+TEST(ImplicitGroup, OwnedPodsCanWaitForThePodGrouper) {
+  ClusterObjects objects;
+  objects.queues.push_back(MakeQueue("default-queue"));
+  PodObject worker = MakePod("ns", "worker-0");
+  worker.meta.controller_kind = "PyTorchJob";
+  objects.pods.push_back(worker);
+  objects.pods.push_back(MakePod("ns", "bare"));
+  SnapshotOptions options;
+  // By default every pod of ours gets a group of one (offline files rarely carry PodGroups).
+  options.now = Time(std::chrono::seconds(1'790'000'000));
+  EXPECT_TRUE(
+      JobByKey(BuildSnapshot(objects, options).snapshot, "ns/pg-worker-0").problems.empty());
+  // Waiting for the pod grouper: the owned pod's group cannot be scheduled, and says why; a bare
+  // pod is not held back.
+  options.group_owned_pods_implicitly = false;
+  const Snapshot s = BuildSnapshot(objects, options).snapshot;
+  const Job& held = JobByKey(s, "ns/pg-worker-0");
+  ASSERT_EQ(held.problems.size(), 1u);
+  EXPECT_NE(held.problems[0].find("waiting for its PodGroup"), std::string::npos);
+  EXPECT_NE(held.problems[0].find("PyTorchJob"), std::string::npos);
+  EXPECT_TRUE(JobByKey(s, "ns/pg-bare").problems.empty());
+}
+
 TEST(ImplicitGroup, PriorityAndPreemptibility) {
   ClusterObjects objects;
   objects.priority_classes.push_back(testing::PriorityClass("inference", 125));

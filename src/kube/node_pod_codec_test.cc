@@ -252,6 +252,30 @@ void ExpectProblems(const LoadResult& r, const std::vector<std::string>& expecte
   }
 }
 
+TEST(PodCodec, ReadsTheControllerOwnersKind) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: worker-0
+  ownerReferences:
+  - {apiVersion: v1, kind: ConfigMap, name: not-the-controller, uid: u0}
+  - {apiVersion: kubeflow.org/v1, kind: PyTorchJob, name: train, uid: u1, controller: true}
+spec: {containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: bare
+  ownerReferences:
+  - {apiVersion: v1, kind: ConfigMap, name: not-the-controller, uid: u0}
+spec: {containers: [{name: c}]}
+)");
+  ASSERT_EQ(r.objects.pods.size(), 2u);
+  EXPECT_EQ(r.objects.pods[0].meta.controller_kind, "PyTorchJob");
+  EXPECT_EQ(r.objects.pods[1].meta.controller_kind, "");
+}
+
 TEST(PodHostPorts, ReadsHostPortsFromContainersAndInitContainers) {
   LoadResult r = Decode(PodYaml(R"(
   initContainers:

@@ -38,6 +38,18 @@ std::optional<FieldDecoder> DecodeObjectMeta(const Value& object, std::string_vi
   meta.creation_time =
       d.Timestamp(metadata->Find("creationTimestamp"), "metadata.creationTimestamp")
           .value_or(core::Time{});
+  if (const Value* owners = metadata->Find("ownerReferences");
+      owners != nullptr && owners->is_sequence()) {
+    for (const Value& owner : owners->items()) {
+      const Value* controller = owner.Find("controller");
+      const Value* owner_kind = owner.Find("kind");
+      if (controller != nullptr && controller->type() == Value::Type::kBool &&
+          controller->bool_value() && owner_kind != nullptr &&
+          owner_kind->type() == Value::Type::kString) {
+        meta.controller_kind = owner_kind->text();
+      }
+    }
+  }
   const Value* deletion = metadata->Find("deletionTimestamp");
   if (deletion != nullptr && !deletion->is_null()) {
     meta.deleting = true;

@@ -55,6 +55,7 @@ core::SnapshotOptions ModelOptions(const ServiceOptions& options) {
   o.scheduler_name = options.scheduler_name;
   o.node_pool_label_key = options.shard.label_key;
   o.queue_label_key = options.queue_label_key;
+  o.group_owned_pods_implicitly = !options.wait_for_pod_grouper;
   return o;
 }
 

@@ -52,6 +52,10 @@ struct ServiceOptions {
   std::chrono::milliseconds config_check_interval{2000};
   Shard shard;
   std::string queue_label_key = "kai.scheduler/queue";
+  // Pods a controller owns wait for the pod grouper's PodGroup instead of getting an implicit
+  // group of one (core::SnapshotOptions::group_owned_pods_implicitly), so no gang member runs
+  // alone. On when the pod grouper is deployed (the Helm chart's default).
+  bool wait_for_pod_grouper = false;
   int bind_workers = 16;
   std::chrono::milliseconds bind_backoff_initial{1000};
   std::chrono::milliseconds bind_backoff_max{60'000};

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -14,16 +15,21 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// installCRDs creates every CRD in dir (keeping one that a previous run on the same --dir left)
-// and waits until each is Established, so that clients can use it as soon as READY is printed.
-func installCRDs(ctx context.Context, restConfig *rest.Config, dir string) error {
+// installCRDs creates every CRD in the comma-separated dirs (keeping one that a previous run on
+// the same --dir left) and waits until each is Established, so that clients can use it as soon as
+// READY is printed.
+func installCRDs(ctx context.Context, restConfig *rest.Config, dirs string) error {
 	client, err := apiextclient.NewForConfig(restConfig)
 	if err != nil {
 		return err
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil {
-		return err
+	var files []string
+	for _, dir := range strings.Split(dirs, ",") {
+		found, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		if err != nil {
+			return err
+		}
+		files = append(files, found...)
 	}
 	for _, file := range files {
 		text, err := os.ReadFile(file)

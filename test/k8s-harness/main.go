@@ -56,7 +56,7 @@ const (
 func main() {
 	var o options
 	flag.StringVar(&o.dir, "dir", "", "data directory (etcd data, PKI, ports.json, kubeconfigs); a temporary one if empty")
-	flag.StringVar(&o.crds, "crds", "", "directory of CustomResourceDefinition YAML files to install")
+	flag.StringVar(&o.crds, "crds", "", "directories (comma-separated) of CustomResourceDefinition YAML files to install")
 	flag.Var(&o.apiserverArgs, "apiserver-arg", "extra kube-apiserver flag, e.g. --apiserver-arg=--watch-cache=false (repeatable; wins over the harness's own)")
 	flag.StringVar(&o.controllers, "controllers", defaultControllers, "kube-controller-manager controllers to run (its --controllers syntax); empty: none")
 	flag.StringVar(&o.nodeSimulator, "node-simulator", simKwok, "what plays the kubelet of nodes annotated "+

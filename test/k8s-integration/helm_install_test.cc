@@ -246,6 +246,43 @@ TEST_F(HelmInstallTest, CreatesTheObjectsWithTheChartsValues) {
     EXPECT_EQ(granted.count("*"), 0u) << resource;
     EXPECT_EQ(granted.count("delete"), 0u) << resource;
   }
+  // The pod grouper: its own Deployment and ServiceAccount, `quotient podgrouper` for our
+  // scheduler name, and a ClusterRole that writes PodGroups and pod labels and reads owners.
+  nlohmann::json grouper = GetJson(*admin, kDeployments, ns, kRelease + "-podgrouper");
+  nlohmann::json grouper_pod = grouper["spec"]["template"]["spec"];
+  EXPECT_EQ(grouper_pod["serviceAccountName"], kRelease + "-podgrouper");
+  std::vector<std::string> grouper_args =
+      grouper_pod["containers"][0]["args"].get<std::vector<std::string>>();
+  ASSERT_FALSE(grouper_args.empty());
+  EXPECT_EQ(grouper_args[0], "podgrouper");
+  EXPECT_NE(std::find(grouper_args.begin(), grouper_args.end(), "--scheduler-name=quotient"),
+            grouper_args.end());
+  GetJson(*admin, kServiceAccounts, ns, kRelease + "-podgrouper");
+  nlohmann::json grouper_role =
+      GetJson(*admin, kubeclient::resources::ClusterRoles(), "", kRelease + "-podgrouper");
+  std::map<std::string, std::set<std::string>> grouper_verbs;
+  for (const auto& rule : grouper_role["rules"]) {
+    for (const auto& group : rule["apiGroups"]) {
+      for (const auto& resource : rule["resources"]) {
+        for (const auto& verb : rule["verbs"]) {
+          grouper_verbs[group.get<std::string>() + "/" + resource.get<std::string>()].insert(verb);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(grouper_verbs["/pods"], (std::set<std::string>{"get", "list", "watch", "patch"}));
+  EXPECT_EQ(grouper_verbs["scheduling.run.ai/podgroups"],
+            (std::set<std::string>{"get", "list", "watch", "create", "patch"}));
+  for (const char* owner :
+       {"apps/deployments", "batch/jobs", "kubeflow.org/pytorchjobs", "ray.io/rayclusters",
+        "jobset.x-k8s.io/jobsets", "leaderworkerset.x-k8s.io/leaderworkersets",
+        "serving.knative.dev/revisions", "argoproj.io/workflows"}) {
+    EXPECT_EQ(grouper_verbs[owner], std::set<std::string>{"get"}) << owner;
+  }
+  for (const auto& [resource, granted] : grouper_verbs) {
+    EXPECT_EQ(granted.count("*"), 0u) << resource;
+    EXPECT_EQ(granted.count("delete"), 0u) << resource;
+  }
   nlohmann::json binding =
       GetJson(*admin, kubeclient::resources::ClusterRoleBindings(), "", kRelease);
   EXPECT_EQ(binding["roleRef"]["name"], kRelease);
@@ -297,6 +334,8 @@ TEST_F(HelmInstallTest, CreatesTheObjectsWithTheChartsValues) {
     EXPECT_NE(std::find(args.begin(), args.end(), flag), args.end()) << flag;
   }
   EXPECT_EQ(container["volumeMounts"][0]["mountPath"], "/etc/quotient");
+  // The pod grouper is deployed, so pods a controller owns wait for its PodGroups.
+  EXPECT_NE(std::find(args.begin(), args.end(), "--wait-for-pod-grouper"), args.end());
 
   // KAI's PriorityClasses: below 100 preemptible, none the cluster default.
   for (const auto& [name, value] : std::map<std::string, int>{
