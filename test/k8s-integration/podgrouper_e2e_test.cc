@@ -230,6 +230,17 @@ TEST(PodGrouperE2ETest, APyTorchJobIsOneGangWhoseSizeFollowsTheJob) {
       *admin, ns, name, [](const nlohmann::json& g) { return g["spec"]["minMember"] == 6; });
   EXPECT_EQ(grown["spec"]["minMember"], 6);
   EXPECT_EQ(grown["spec"]["queue"], "pg-ml");
+  // Scaled down to 1 worker: the gang shrinks with it.
+  ASSERT_TRUE(admin
+                  ->Patch(PyTorchJobs(), ns, "train", kubeclient::PatchType::kMerge,
+                          R"({"spec":{"pytorchReplicaSpecs":{"Worker":{"replicas":1}}}})")
+                  .ok());
+  const nlohmann::json shrunk = WaitForPodGroup(
+      *admin, ns, name, [](const nlohmann::json& g) { return g["spec"]["minMember"] == 2; });
+  EXPECT_EQ(shrunk["spec"]["minMember"], 2);
+  const nlohmann::json shrunk_subs = {{{"name", "master"}, {"minMember", 1}},
+                                      {{"name", "worker"}, {"minMember", 1}}};
+  EXPECT_EQ(shrunk["spec"]["subGroups"], shrunk_subs);
   EXPECT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", ns).ok());
 }
 

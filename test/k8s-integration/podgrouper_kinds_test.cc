@@ -142,6 +142,35 @@ TEST_F(PodGrouperKindsTest, KubeflowTrainingJobsAreGangsOfAllTheirReplicas) {
   ExpectGroup("mpi-worker-0", "pg-mpi-" + Uid(mpijob), 3, "q-mpi", "train");
 }
 
+TEST_F(PodGrouperKindsTest, AMalformedSpecIsGroupedWithADefaultAndAWarningEvent) {
+  // A negative replica count: counted as 1 (the operators' default), and said on the pod.
+  const nlohmann::json tfjob = Make(
+      {"kubeflow.org", "v1", "tfjobs", true},
+      Object("kubeflow.org/v1", "TFJob", "tf-bad",
+             {{"tfReplicaSpecs", {{"PS", {{"replicas", 1}}}, {"Worker", {{"replicas", -2}}}}}}));
+  MakePod("tf-bad-worker-0", tfjob, {{"training.kubeflow.org/replica-type", "worker"}});
+  ExpectGroup("tf-bad-worker-0", "pg-tf-bad-" + Uid(tfjob), 2, "q-tf-bad", "train");
+  std::string note;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        auto events = admin_->List(kubeclient::resources::Events(), ns_, {});
+        for (const auto& item :
+             events.ok() ? events->items : std::vector<kubeclient::RawObject>{}) {
+          const nlohmann::json e = nlohmann::json::parse(item.json);
+          if (e.value("reason", "") == "PodGrouperWarning" &&
+              e["regarding"].value("name", "") == "tf-bad-worker-0") {
+            note = e.value("note", "");
+            return true;
+          }
+        }
+        return false;
+      },
+      std::chrono::seconds(30)));
+  EXPECT_NE(note.find("TFJob " + ns_ + "/tf-bad: spec.tfReplicaSpecs.Worker.replicas"),
+            std::string::npos)
+      << note;
+}
+
 TEST_F(PodGrouperKindsTest, ANotebookIsAGroupOfOneOfBuildPriority) {
   // The notebook controller makes a StatefulSet of one, owned by the Notebook.
   const nlohmann::json notebook =
