@@ -65,6 +65,9 @@ class Placer {
   // one-device share, on the device where it adds least (`device`). kNoRoom when no device can
   // take it. Leaves room_ changed.
   static constexpr int64_t kNoRoom = INT64_MAX;
+  // Fills room_ with `node`'s room less the pod's CPU and memory; returns the node's
+  // fragmentation before the pod.
+  int64_t LoadRoom(core::Index pod, core::Index node);
   int64_t AddedOnIdle(core::Index pod, core::Index node, int64_t before,
                       std::optional<int32_t>& device);
   // A node's score for pods of one shape, as far as it can be known without the predicates and

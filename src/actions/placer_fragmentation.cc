@@ -175,6 +175,15 @@ int64_t Placer::AddedOnIdle(Index pod, Index node, int64_t before, std::optional
   return memo_.Of(room, typical, version) - before;
 }
 
+int64_t Placer::LoadRoom(Index pod, Index node) {
+  const core::Pod& p = session_.pod(pod);
+  RoomOf(session_.state().node(node), UnreachableOn(node), room_);
+  const int64_t before = memo_.Of(room_, shapes_.Typical(), shapes_.version());
+  room_.cpu_milli -= p.request.cpu_milli.value();
+  room_.memory_bytes -= p.request.memory_bytes.value();
+  return before;
+}
+
 Placer::FragmentScore Placer::OptimisticScore(Index pod, Index node) {
   FragmentScore score;
   if (!MightFit(session_, pod, node)) return score;
@@ -184,10 +193,7 @@ Placer::FragmentScore Placer::OptimisticScore(Index pod, Index node) {
   score.kind = FragmentScore::Kind::kFullCheck;
   score.may_be_idle = !by_room;
   if (!by_room || !MayFitIdle(p, state)) return score;
-  RoomOf(state, UnreachableOn(node), room_);
-  const int64_t before = memo_.Of(room_, shapes_.Typical(), shapes_.version());
-  room_.cpu_milli -= p.request.cpu_milli.value();
-  room_.memory_bytes -= p.request.memory_bytes.value();
+  const int64_t before = LoadRoom(pod, node);
   score.added = AddedOnIdle(pod, node, before, score.device);
   // kNoRoom: no device takes the share now; the node may still take it on releasing room.
   if (score.added != kNoRoom) score.kind = FragmentScore::Kind::kIdle;
@@ -262,10 +268,7 @@ std::optional<Index> Placer::FindLeastFragmenting(Index pod, const Options& opti
   // The added fragmentation where the pod fits only on releasing resources, or where its
   // devices depend on the policy's order: the devices FitResources chooses.
   const auto by_policy = [&](Index node, const NodeFit& fit) {
-    RoomOf(session_.state().node(node), UnreachableOn(node), room_);
-    const int64_t before = memo_.Of(room_, typical, version);
-    room_.cpu_milli -= p.request.cpu_milli.value();
-    room_.memory_bytes -= p.request.memory_bytes.value();
+    const int64_t before = LoadRoom(pod, node);
     const NodeFit placed =
         FitResources(session_, pod, node, PolicyFor(session_.node(node).node_pool),
                      /*with_placement=*/true);
@@ -286,10 +289,7 @@ std::optional<Index> Placer::FindLeastFragmenting(Index pod, const Options& opti
       if (!admits(node, fit)) continue;
       Best real;
       if (fit.fits_idle && ScoredByRoom(p)) {
-        RoomOf(session_.state().node(node), UnreachableOn(node), room_);
-        const int64_t before = memo_.Of(room_, typical, version);
-        room_.cpu_milli -= p.request.cpu_milli.value();
-        room_.memory_bytes -= p.request.memory_bytes.value();
+        const int64_t before = LoadRoom(pod, node);
         std::optional<int32_t> on_device;
         const int64_t added = AddedOnIdle(pod, node, before, on_device);
         if (added == kNoRoom) continue;

@@ -1,25 +1,16 @@
 #include "cli/podgrouper_command.h"
 
-#include <signal.h>
 #include <spdlog/spdlog.h>
 
-#include <atomic>
-#include <cstdio>
-#include <thread>
-
+#include "cli/service_common.h"
 #include "core/time_text.h"
 #include "kube/value.h"
-#include "kubeclient/client_factory.h"
 #include "podgrouper/pod_group_codec.h"
 #include "podgrouper_controller/controller.h"
-#include "telemetry/logging.h"
 
 namespace quotient::cli {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop = true; }
 
 // KAI's default-priorities ConfigMap: data.types, a JSON list.
 Result<std::map<std::string, podgrouper::KindDefaults>> ReadKindDefaults(
@@ -72,10 +63,8 @@ CLI::App* AddPodGrouperCommand(CLI::App& app, PodGrouperFlags& flags) {
 }
 
 int RunPodGrouper(const PodGrouperFlags& flags) {
-  if (Status logging = telemetry::ConfigureLogging(flags.log_format, flags.log_level);
-      !logging.ok()) {
-    std::fprintf(stderr, "quotient podgrouper: %s\n", logging.message().c_str());
-    return 2;
+  if (std::optional<int> bad = StartLogging("podgrouper", flags.log_format, flags.log_level)) {
+    return *bad;
   }
   Result<std::chrono::seconds> resync = core::ParseGoDuration(flags.resync_period);
   if (!resync.ok() || resync->count() <= 0) {
@@ -89,16 +78,8 @@ int RunPodGrouper(const PodGrouperFlags& flags) {
         "together");
     return 2;
   }
-  Result<kubeclient::ConnectionConfig> connection =
-      kubeclient::LoadConnectionConfig(flags.kubeconfig, flags.context);
-  if (!connection.ok()) {
-    spdlog::error("{}", connection.message());
-    return 1;
-  }
-  kubeclient::ClientConfig client_config;
-  client_config.qps = flags.qps;
-  client_config.burst = flags.burst;
-  auto client = kubeclient::MakeClient(*connection, client_config);
+  auto client = ConnectToCluster(flags.kubeconfig, flags.context, flags.qps, flags.burst);
+  if (client == nullptr) return 1;
 
   podgrouper_controller::ControllerOptions options;
   options.scheduler_name = flags.scheduler_name;
@@ -115,25 +96,16 @@ int RunPodGrouper(const PodGrouperFlags& flags) {
     }
     options.settings.kind_defaults = std::move(defaults).value();
   }
-  signal(SIGTERM, OnSignal);
-  signal(SIGINT, OnSignal);
-  std::stop_source stop;
-  std::thread watcher([&] {
-    while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    spdlog::info("terminating");
-    stop.request_stop();
-  });
+  StopOnSignal stop;
   {
     podgrouper_controller::PodGrouperController controller(*client, options);
     spdlog::info("grouping the pods of scheduler {}", flags.scheduler_name);
-    controller.Run(stop.get_token());
+    controller.Run(stop.token());
     const podgrouper_controller::ControllerStats stats = controller.Stats();
     spdlog::info("stopped after {} reconciles ({} failed), {} PodGroups created, {} updated",
                  stats.reconciles, stats.failures, stats.pod_groups_created,
                  stats.pod_groups_updated);
   }
-  g_stop = true;
-  watcher.join();
   return 0;
 }
 

@@ -1,6 +1,5 @@
 #include "cli/scheduler_command.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
@@ -10,20 +9,16 @@
 #include <random>
 #include <thread>
 
+#include "cli/service_common.h"
 #include "core/time_text.h"
 #include "kube/scheduler_config_codec.h"
-#include "kubeclient/client_factory.h"
 #include "kubeclient/leader_election.h"
 #include "service/scheduler_service.h"
-#include "telemetry/logging.h"
 #include "telemetry/ops_server.h"
 #include "telemetry/scheduler_metrics.h"
 
 namespace quotient::cli {
 namespace {
-
-std::atomic<bool> g_terminate{false};
-void OnTerminate(int) { g_terminate = true; }
 
 // "<host>_<random hex>", unique per replica as client-go's leader election expects.
 std::string Identity() {
@@ -81,10 +76,8 @@ CLI::App* AddSchedulerCommand(CLI::App& app, SchedulerFlags& flags) {
 
 int RunScheduler(const SchedulerFlags& flags) {
   // Logs go to stderr, as a container runtime expects of a service.
-  if (Status logging = telemetry::ConfigureLogging(flags.log_format, flags.log_level);
-      !logging.ok()) {
-    std::fprintf(stderr, "quotient scheduler: %s\n", logging.message().c_str());
-    return 2;
+  if (std::optional<int> bad = StartLogging("scheduler", flags.log_format, flags.log_level)) {
+    return *bad;
   }
   Result<std::chrono::seconds> period = core::ParseGoDuration(flags.schedule_period);
   if (!period.ok() || period->count() <= 0) {
@@ -134,25 +127,10 @@ int RunScheduler(const SchedulerFlags& flags) {
     }
     spdlog::info("serving /healthz, /readyz and /metrics on port {}", ops->Port());
   }
-  Result<kubeclient::ConnectionConfig> connection =
-      kubeclient::LoadConnectionConfig(flags.kubeconfig, flags.context);
-  if (!connection.ok()) {
-    spdlog::error("{}", connection.message());
-    return 1;
-  }
-  kubeclient::ClientConfig client_config;
-  client_config.qps = flags.qps;
-  client_config.burst = flags.burst;
-  auto client = kubeclient::MakeClient(*connection, client_config);
+  auto client = ConnectToCluster(flags.kubeconfig, flags.context, flags.qps, flags.burst);
+  if (client == nullptr) return 1;
 
-  signal(SIGTERM, OnTerminate);
-  signal(SIGINT, OnTerminate);
-  std::stop_source stop;
-  std::thread watcher([&] {
-    while (!g_terminate) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    spdlog::info("terminating");
-    stop.request_stop();
-  });
+  StopOnSignal stop;
   auto schedule = [&](std::stop_token token) {
     service::SchedulerService service(*client, options);
     active = &service;
@@ -171,7 +149,7 @@ int RunScheduler(const SchedulerFlags& flags) {
     kubeclient::LeaderElector elector(*client, election);
     spdlog::info("campaigning for lease {}/{} as {}", election.namespace_name, election.lease_name,
                  election.identity);
-    bool clean = elector.Run(stop.get_token(), [&](std::stop_token leading) {
+    bool clean = elector.Run(stop.token(), [&](std::stop_token leading) {
       spdlog::info("leading");
       schedule(leading);
     });
@@ -182,10 +160,8 @@ int RunScheduler(const SchedulerFlags& flags) {
       code = 1;
     }
   } else {
-    schedule(stop.get_token());
+    schedule(stop.token());
   }
-  g_terminate = true;
-  watcher.join();
   return code;
 }
 

@@ -101,6 +101,7 @@ class PodGrouperController::View : public podgrouper::ClusterView {
   std::vector<const Object*> PodsWithLabels(const std::string& namespace_name,
                                             const podgrouper::Labels& selector) const override {
     std::vector<const Object*> out;
+    std::lock_guard lock(mu_);
     pods_.clear();
     for (const auto& pod : c_.pods_.indexer().List()) {
       if (pod->namespace_name != namespace_name) continue;
@@ -130,6 +131,7 @@ class PodGrouperController::View : public podgrouper::ClusterView {
     std::lock_guard lock(mu_);
     looked_up_.clear();
     groups_.clear();
+    pods_.clear();
   }
 
  private:
