@@ -10,7 +10,7 @@ packages=(
   libcurl4-openssl-dev libssl-dev
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libcli11-dev
-  prometheus-cpp-dev libcivetweb-dev
+  prometheus-cpp-dev libcivetweb-dev libcpp-httplib-dev
   libjemalloc-dev libfccp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   chromium

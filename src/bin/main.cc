@@ -9,6 +9,7 @@
 #include "cli/scheduler_command.h"
 #include "cli/simulate_command.h"
 #include "cli/trace_command.h"
+#include "cli/webhook_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Quotient: a GPU scheduler for Kubernetes, compatible with KAI Scheduler"};
@@ -20,6 +21,8 @@ int main(int argc, char** argv) {
   CLI::App* scheduler = quotient::cli::AddSchedulerCommand(app, scheduler_flags);
   quotient::cli::PodGrouperFlags podgrouper_flags;
   CLI::App* podgrouper = quotient::cli::AddPodGrouperCommand(app, podgrouper_flags);
+  quotient::cli::WebhookFlags webhook_flags;
+  CLI::App* webhook = quotient::cli::AddWebhookCommand(app, webhook_flags);
   quotient::cli::SimulateFlags simulate_flags;
   CLI::App* simulate = quotient::cli::AddSimulateCommand(app, simulate_flags);
   quotient::cli::TracePhillyFlags trace_philly_flags;
@@ -49,6 +52,7 @@ int main(int argc, char** argv) {
   }
   if (scheduler->parsed()) return quotient::cli::RunScheduler(scheduler_flags);
   if (podgrouper->parsed()) return quotient::cli::RunPodGrouper(podgrouper_flags);
+  if (webhook->parsed()) return quotient::cli::RunWebhook(webhook_flags);
   if (trace.philly->parsed()) {
     return quotient::cli::RunTracePhilly(trace_philly_flags, std::cout, std::cerr);
   }

@@ -143,4 +143,46 @@ class PodGrouperProcess {
   ChildProcess process_;
 };
 
+// `quotient webhook` as a child process on a free port of 127.0.0.1, serving the certificate in
+// `certificate_file` / `key_file`; its log in the harness's data folder.
+class WebhookProcess {
+ public:
+  WebhookProcess(const std::string& name, const std::string& certificate_file,
+                 const std::string& key_file, const std::vector<std::string>& extra = {})
+      : log_(Harness().data_dir() + "/webhook-" + name + ".log"),
+        process_(Arguments(certificate_file, key_file, extra), false, log_) {
+    EXPECT_TRUE(process_.started());
+  }
+  // The port it serves on, from its log; 0 if it has not said within `timeout`.
+  int Port(std::chrono::milliseconds timeout = std::chrono::seconds(20)) const {
+    int port = 0;
+    WaitFor(
+        [&] {
+          std::ifstream in(log_);
+          const std::string log((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+          const std::string marker = " on port ";
+          auto at = log.find(marker);
+          if (at != std::string::npos) port = std::atoi(log.c_str() + at + marker.size());
+          return port > 0;
+        },
+        timeout);
+    return port;
+  }
+  void Signal(int sig) { process_.Stop(sig); }
+
+ private:
+  static std::vector<std::string> Arguments(const std::string& certificate_file,
+                                            const std::string& key_file,
+                                            const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {
+        QUOTIENT_BINARY,   "webhook",        "--listen-address",       "127.0.0.1:0",
+        "--tls-cert-file", certificate_file, "--tls-private-key-file", key_file};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+  std::string log_;
+  ChildProcess process_;
+};
+
 }  // namespace quotient::k8s_integration
