@@ -4,6 +4,7 @@
 
 #include "cli/bench_command.h"
 #include "cli/generate_command.h"
+#include "cli/gpu_reservation_command.h"
 #include "cli/podgrouper_command.h"
 #include "cli/schedule_command.h"
 #include "cli/scheduler_command.h"
@@ -23,6 +24,8 @@ int main(int argc, char** argv) {
   CLI::App* podgrouper = quotient::cli::AddPodGrouperCommand(app, podgrouper_flags);
   quotient::cli::WebhookFlags webhook_flags;
   CLI::App* webhook = quotient::cli::AddWebhookCommand(app, webhook_flags);
+  quotient::cli::GpuReservationFlags gpu_reservation_flags;
+  CLI::App* gpu_reservation = quotient::cli::AddGpuReservationCommand(app, gpu_reservation_flags);
   quotient::cli::SimulateFlags simulate_flags;
   CLI::App* simulate = quotient::cli::AddSimulateCommand(app, simulate_flags);
   quotient::cli::TracePhillyFlags trace_philly_flags;
@@ -53,6 +56,7 @@ int main(int argc, char** argv) {
   if (scheduler->parsed()) return quotient::cli::RunScheduler(scheduler_flags);
   if (podgrouper->parsed()) return quotient::cli::RunPodGrouper(podgrouper_flags);
   if (webhook->parsed()) return quotient::cli::RunWebhook(webhook_flags);
+  if (gpu_reservation->parsed()) return quotient::cli::RunGpuReservation(gpu_reservation_flags);
   if (trace.philly->parsed()) {
     return quotient::cli::RunTracePhilly(trace_philly_flags, std::cout, std::cerr);
   }

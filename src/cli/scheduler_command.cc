@@ -71,6 +71,22 @@ CLI::App* AddSchedulerCommand(CLI::App& app, SchedulerFlags& flags) {
   cmd->add_flag("--wait-for-pod-grouper", flags.wait_for_pod_grouper,
                 "Pods a controller owns wait for the PodGroup `quotient podgrouper` makes "
                 "instead of running as groups of one (so no gang member runs alone)");
+  cmd->add_option("--gpu-sharing", flags.gpu_sharing,
+                  "Bind fractional pods with their GPU reservation pod, group label and "
+                  "ConfigMap (default true; false binds them like any pod)");
+  cmd->add_option("--resource-reservation-namespace", flags.reservation_namespace,
+                  "Namespace of the GPU reservation pods (default quotient-resource-reservation)");
+  cmd->add_option("--resource-reservation-image", flags.reservation_image,
+                  "Image of the GPU reservation pods: this binary (default quotient:0.1.0)");
+  cmd->add_option("--resource-reservation-service-account", flags.reservation_service_account,
+                  "Their ServiceAccount (it patches its own pod; default: the namespace's)");
+  cmd->add_option("--runtime-class-name", flags.runtime_class,
+                  "Their runtimeClassName, e.g. nvidia (default: none)");
+  cmd->add_option("--resource-reservation-allocation-timeout", flags.reservation_timeout,
+                  "How long a reservation pod may take to publish its GPU (default 40s)");
+  cmd->add_option("--resource-reservation-collect-grace", flags.reservation_grace,
+                  "How long a reservation pod without fractional pods (or a fractional pod "
+                  "without its reservation) is left before it is deleted (default 30s)");
   return cmd;
 }
 
@@ -97,6 +113,31 @@ int RunScheduler(const SchedulerFlags& flags) {
   options.shard.value = flags.partition_label_value;
   options.queue_label_key = flags.queue_label_key;
   options.wait_for_pod_grouper = flags.wait_for_pod_grouper;
+  if (flags.gpu_sharing) {
+    Result<std::chrono::seconds> timeout = core::ParseGoDuration(flags.reservation_timeout);
+    if (!timeout.ok() || timeout->count() <= 0) {
+      spdlog::error(
+          "--resource-reservation-allocation-timeout: expected a positive Go duration, got "
+          "\"{}\"",
+          flags.reservation_timeout);
+      return 2;
+    }
+    Result<std::chrono::seconds> grace = core::ParseGoDuration(flags.reservation_grace);
+    if (!grace.ok() || grace->count() <= 0) {
+      spdlog::error(
+          "--resource-reservation-collect-grace: expected a positive Go duration, got \"{}\"",
+          flags.reservation_grace);
+      return 2;
+    }
+    service::GpuSharingOptions sharing;
+    sharing.collect_grace = *grace;
+    sharing.reservation_namespace = flags.reservation_namespace;
+    sharing.reservation_image = flags.reservation_image;
+    sharing.reservation_service_account = flags.reservation_service_account;
+    sharing.runtime_class = flags.runtime_class;
+    sharing.allocation_timeout = *timeout;
+    options.gpu_sharing = sharing;
+  }
   if (!flags.scheduler_conf.empty()) {
     Result<framework::SchedulerConfig> config = kube::LoadSchedulerConfigFile(flags.scheduler_conf);
     if (!config.ok()) {

@@ -11,6 +11,15 @@
 //                      [--queue-label-key KEY] [--listen-address ADDR]
 //                      [--metrics-namespace PREFIX] [--log-format text|json] [--log-level L]
 //                      [--qps N] [--burst N] [--bind-workers N] [--wait-for-pod-grouper]
+//                      [--gpu-sharing=true|false] [--resource-reservation-namespace NS]
+//                      [--resource-reservation-image IMAGE]
+//                      [--resource-reservation-service-account NAME]
+//                      [--runtime-class-name NAME]
+//                      [--resource-reservation-allocation-timeout DURATION]
+//                      [--resource-reservation-collect-grace DURATION]
+//
+// With --gpu-sharing (default true) a fractional pod is bound as KAI's binder binds it: its
+// GPU's reservation pod, group label and ConfigMap first (service/gpu_sharing_binder.h).
 //
 // Serves /healthz, /readyz and /metrics on --listen-address (default :8080; "" turns it off).
 // Runs until SIGTERM/SIGINT: the cycle in progress finishes, binds already handed out are sent,
@@ -44,6 +53,13 @@ struct SchedulerFlags {
   int burst = 100;
   int bind_workers = 16;
   bool wait_for_pod_grouper = false;
+  bool gpu_sharing = true;
+  std::string reservation_namespace = "quotient-resource-reservation";
+  std::string reservation_image = "quotient:0.1.0";
+  std::string reservation_service_account;
+  std::string runtime_class;
+  std::string reservation_timeout = "40s";
+  std::string reservation_grace = "30s";
 };
 
 CLI::App* AddSchedulerCommand(CLI::App& app, SchedulerFlags& flags);

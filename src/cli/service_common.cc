@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 
 #include "kubeclient/client_factory.h"
 #include "telemetry/logging.h"
@@ -52,6 +54,13 @@ StopOnSignal::StopOnSignal() {
     spdlog::info("terminating");
     stop_.request_stop();
   });
+}
+
+void StopOnSignal::Wait() const {
+  std::mutex mu;
+  std::condition_variable_any wake;
+  std::unique_lock lock(mu);
+  wake.wait(lock, token(), [] { return false; });
 }
 
 StopOnSignal::~StopOnSignal() {

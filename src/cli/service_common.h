@@ -32,6 +32,8 @@ class StopOnSignal {
   StopOnSignal(const StopOnSignal&) = delete;
   StopOnSignal& operator=(const StopOnSignal&) = delete;
   std::stop_token token() const { return stop_.get_token(); }
+  // Blocks until the signal arrives (for commands whose work runs on other threads).
+  void Wait() const;
 
  private:
   std::stop_source stop_;

@@ -2,9 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <condition_variable>
-#include <mutex>
-
 #include "cli/service_common.h"
 #include "webhook/webhook_server.h"
 
@@ -52,10 +49,7 @@ int RunWebhook(const WebhookFlags& flags) {
   }
   spdlog::info("reviewing the pods of scheduler {} on port {} (GPU sharing {})",
                flags.scheduler_name, server.Port(), flags.gpu_sharing ? "on" : "off");
-  std::mutex mu;
-  std::condition_variable_any wake;
-  std::unique_lock lock(mu);
-  wake.wait(lock, stop.token(), [] { return false; });
+  stop.Wait();
   server.Stop();
   const webhook::WebhookStats stats = server.Stats();
   spdlog::info("stopped after {} reviews: {} patched, {} refused, {} unreadable", stats.reviews,

@@ -121,6 +121,14 @@ std::vector<std::string> GpuGroupsOf(const Labels& labels) {
   return groups;
 }
 
+// A GPU reservation pod (KAI's or ours) of one shared GPU group: it holds the device from the
+// device plugin on behalf of the group's fractional pods.
+bool IsGpuReservation(const PodObject& o, const std::vector<std::string>& groups) {
+  auto app = o.meta.labels.find("app");
+  return groups.size() == 1 && app != o.meta.labels.end() &&
+         (app->second == "kai-resource-reservation" || app->second == "quotient-gpu-reservation");
+}
+
 }  // namespace
 
 Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& reporter) {
@@ -156,7 +164,15 @@ Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& 
   const std::string_view role = label("training.kubeflow.org/job-role");
   p.leader_task = role == "master" || role == "launcher" || label("ray.io/node-type") == "head";
   Result<GpuSharing> gpu = ReadGpuSharing(o, p.request);
-  if (gpu.ok()) {
+  if (IsGpuReservation(o, p.gpu_groups)) {
+    // Its nvidia.com/gpu: 1 is the group's device, which the fractional pods' portions account
+    // for: it joins the group as a holder of nothing, so the device stays shared (no whole-GPU
+    // pod takes it) even before the first fractional pod arrives or after the last one left.
+    p.request.gpu_milli = Quantity(0);
+    p.gpu.kind = GpuSharing::Kind::kFraction;
+    p.gpu.portion_milli = Quantity(0);
+    p.gpu.num_devices = 1;
+  } else if (gpu.ok()) {
     p.gpu = gpu.value();
   } else if (p.ours) {
     p.problems.push_back(gpu.message());

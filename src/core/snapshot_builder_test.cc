@@ -393,6 +393,40 @@ TEST(SharedGpus, RunningFractionsAreRebuiltFromGpuGroupLabels) {
   EXPECT_EQ(n1.gpu_memory_mib, 81900);
 }
 
+TEST(SharedGpus, AReservationPodHoldsItsGroupsDeviceNotAWholeGpuMore) {
+  ClusterObjects objects;
+  objects.nodes.push_back(MakeNode("n1").Gpus(2).Label("nvidia.com/gpu.memory", "81920"));
+  // The reservation pod of g1 (1 GPU from the device plugin) and the fractional pod it serves.
+  objects.pods.push_back(MakePod("quotient-resource-reservation", "gpu-reservation-n1-a")
+                             .Scheduler("default-scheduler")
+                             .Gpus(1)
+                             .Label("app", "quotient-gpu-reservation")
+                             .Label("runai-gpu-group", "g1")
+                             .RunningOn("n1"));
+  objects.pods.push_back(MakePod("ns", "f1")
+                             .Annotation("gpu-fraction", "0.5")
+                             .Label("runai-gpu-group", "g1")
+                             .RunningOn("n1"));
+  // A reservation whose last fractional pod has gone (not yet collected): its device stays
+  // shared, so a whole-GPU pod cannot be given a device the device plugin has handed out.
+  objects.pods.push_back(MakePod("kai-resource-reservation", "gpu-reservation-n1-b")
+                             .Scheduler("default-scheduler")
+                             .Gpus(1)
+                             .Label("app", "kai-resource-reservation")
+                             .Label("runai-gpu-group", "g2")
+                             .RunningOn("n1"));
+  const Snapshot s = Build(objects).snapshot;
+  const core::Node& n1 = s.nodes.front();
+  ASSERT_EQ(n1.gpus.size(), 2u);  // no device beyond the node's two
+  EXPECT_EQ(n1.gpus[0].state, GpuDevice::State::kShared);
+  EXPECT_EQ(n1.gpus[0].group, "g1");
+  EXPECT_EQ(n1.gpus[0].used_portion_milli, Quantity(500));
+  EXPECT_EQ(n1.gpus[1].state, GpuDevice::State::kShared);
+  EXPECT_EQ(n1.gpus[1].group, "g2");
+  EXPECT_EQ(n1.gpus[1].used_portion_milli, Quantity(0));
+  EXPECT_EQ(n1.used.gpu_milli, Quantity(0));  // the reservations add no whole GPU
+}
+
 TEST(NodeLabels, GpuMemoryInBytesMigAndPool) {
   ClusterObjects objects;
   objects.nodes.push_back(

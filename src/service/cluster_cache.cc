@@ -227,4 +227,12 @@ std::string ClusterCache::PodUid(const std::string& pod) const {
   return cached ? cached->uid : "";
 }
 
+std::optional<core::PodObject> ClusterCache::PodObject(const std::string& pod) const {
+  auto cached = pods_.indexer().Get(pod);
+  if (!cached) return std::nullopt;
+  return cached->value;
+}
+
+std::vector<core::PodObject> ClusterCache::AllPods() const { return Values(pods_); }
+
 }  // namespace quotient::service

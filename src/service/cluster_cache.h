@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -72,6 +73,10 @@ class ClusterCache {
 
   // The uid of a cached pod ("" if unknown), for bind and eviction preconditions.
   std::string PodUid(const std::string& pod) const;
+  // A cached pod as decoded (annotations included); nullopt if unknown.
+  std::optional<core::PodObject> PodObject(const std::string& pod) const;
+  // Every cached pod, of every shard and scheduler (the GPU reservation collector's view).
+  std::vector<core::PodObject> AllPods() const;
 
  private:
   template <typename T>

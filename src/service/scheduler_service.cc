@@ -67,6 +67,11 @@ SchedulerService::SchedulerService(kubeclient::Client& client, ServiceOptions op
       cache_(client, options_.shard, ModelOptions(options_)),
       status_(client, options_.scheduler_name) {
   if (!options_.config_path.empty()) config_text_ = ReadFile(options_.config_path).value_or("");
+  if (options_.gpu_sharing) {
+    GpuSharingOptions sharing = *options_.gpu_sharing;
+    sharing.scheduler_name = options_.scheduler_name;
+    gpu_binder_ = std::make_unique<GpuSharingBinder>(client, std::move(sharing));
+  }
   cache_.OnChange([this] {
     {
       std::lock_guard lock(mu_);
@@ -155,6 +160,7 @@ void SchedulerService::MaybeReloadConfig() {
 
 void SchedulerService::RunCycle() {
   MaybeReloadConfig();
+  MaybeCollectGpuReservations();
   const auto started = std::chrono::steady_clock::now();
   const core::Time now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
   // Pods whose bind failed recently sit this cycle out: gated, as if not yet schedulable.
@@ -190,8 +196,13 @@ void SchedulerService::RunCycle() {
     const core::Index pod = snapshot.FindPod(d.pod);
     std::chrono::system_clock::time_point created{};
     if (pod != core::kNone) created = snapshot.pods[static_cast<size_t>(pod)].meta.creation_time;
+    std::optional<int64_t> gpu_memory;
+    if (const core::Index node = snapshot.FindNode(d.node); node != core::kNone) {
+      gpu_memory = snapshot.nodes[static_cast<size_t>(node)].gpu_memory_mib;
+    }
     std::lock_guard lock(mu_);
-    bind_queue_.push_back({d.pod, cache_.PodUid(d.pod), d.node, gang, created});
+    bind_queue_.push_back(
+        {d.pod, cache_.PodUid(d.pod), d.node, gang, created, d.gpu_groups, gpu_memory});
     bind_ready_.notify_one();
   };
   scheduler::RunReport report = scheduler::RunCycle(*build, run);
@@ -410,7 +421,29 @@ void SchedulerService::Bind(const BindTask& task) {
   }
   auto [ns, name] = SplitKey(task.pod);
   const auto started = std::chrono::steady_clock::now();
+  // A fractional pod's GPU comes first: its reservation pods, group label and ConfigMap.
+  std::optional<PreparedSharing> sharing;
+  if (gpu_binder_ && !task.gpu_groups.empty()) {
+    std::optional<core::PodObject> pod = cache_.PodObject(task.pod);
+    Result<PreparedSharing> prepared =
+        pod ? gpu_binder_->Prepare({*pod, task.node, task.gpu_groups, task.node_gpu_memory_mib})
+            : Result<PreparedSharing>::Error("pod " + task.pod + " is no longer cached");
+    if (!prepared.ok()) {
+      if (options_.metrics) options_.metrics->Bind(false);
+      std::lock_guard lock(mu_);
+      BindFailed(task, prepared.message());
+      return;
+    }
+    sharing = std::move(prepared).value();
+  }
   kubeclient::ApiStatus bound = client_.Bind(ns, name, task.uid, task.node);
+  if (sharing) {
+    if (bound.ok()) {
+      gpu_binder_->Done(*sharing);
+    } else {
+      gpu_binder_->Undo(*sharing);
+    }
+  }
   if (options_.metrics) {
     options_.metrics->RecordBindLatency(std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - started));
@@ -423,12 +456,27 @@ void SchedulerService::Bind(const BindTask& task) {
     status_.PodBound(task.pod, task.uid, task.node);
     return;
   }
+  BindFailed(task, "bind " + task.pod + " to " + task.node + ": " + bound.error().Describe());
+}
+
+void SchedulerService::BindFailed(const BindTask& task, const std::string& why) {
   if (task.gang) task.gang->failed = true;
   ++stats_.bind_failures;
-  stats_.last_error = "bind " + task.pod + " to " + task.node + ": " + bound.error().Describe();
-  spdlog::warn("{}{}", stats_.last_error,
-               task.gang ? "; releasing the rest of gang " + task.gang->group : "");
+  stats_.last_error = why;
+  spdlog::warn("{}{}", why, task.gang ? "; releasing the rest of gang " + task.gang->group : "");
+  status_.PodBindFailed(task.pod, task.uid, why);
   Release(task.pod);
+}
+
+void SchedulerService::MaybeCollectGpuReservations() {
+  if (!gpu_binder_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - gpu_collected_ < options_.gpu_collect_period) return;
+  gpu_collected_ = now;
+  const CollectStats collected = gpu_binder_->Collect(cache_.AllPods(), now);
+  std::lock_guard lock(mu_);
+  stats_.gpu_reservations_deleted += collected.reservations_deleted;
+  stats_.gpu_orphans_deleted += collected.orphans_deleted;
 }
 
 }  // namespace quotient::service

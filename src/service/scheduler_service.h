@@ -36,6 +36,7 @@
 #include "kubeclient/client.h"
 #include "scheduler/run.h"
 #include "service/cluster_cache.h"
+#include "service/gpu_sharing_binder.h"
 #include "service/status_json.h"
 #include "service/status_writer.h"
 #include "telemetry/scheduler_metrics.h"
@@ -60,6 +61,11 @@ struct ServiceOptions {
   std::chrono::milliseconds bind_backoff_initial{1000};
   std::chrono::milliseconds bind_backoff_max{60'000};
   telemetry::SchedulerMetrics* metrics = nullptr;  // optional
+  // Fractional pods: reservation pods, group labels and ConfigMaps before the bind, and the
+  // collection of reservations nobody holds (GpuSharingBinder). nullopt: fractional pods are
+  // bound like any other (offline tests without the webhook).
+  std::optional<GpuSharingOptions> gpu_sharing;
+  std::chrono::milliseconds gpu_collect_period{5000};
 };
 
 struct ServiceStats {
@@ -70,6 +76,8 @@ struct ServiceStats {
   int64_t evictions = 0;
   int64_t evictions_blocked = 0;
   int64_t config_reloads = 0;
+  int64_t gpu_reservations_deleted = 0;
+  int64_t gpu_orphans_deleted = 0;
   std::string last_error;
 };
 
@@ -103,6 +111,8 @@ class SchedulerService {
     std::string node;
     std::shared_ptr<GangBind> gang;  // null for a lone pod
     std::chrono::system_clock::time_point created{};
+    std::vector<std::string> gpu_groups;  // shared GPU groups the decision gives it
+    std::optional<int64_t> node_gpu_memory_mib;
   };
   void StopAll();
   void BindWorker(std::stop_token stop);
@@ -112,6 +122,9 @@ class SchedulerService {
   bool InBackoff(const std::string& pod, std::chrono::steady_clock::time_point now) const;
   void MaybeReloadConfig();
   void Evict(const framework::Decision& d, const std::string& group);
+  // The bind of `task` failed (`why`): recorded, the gang told, the pod released (mu_ held).
+  void BindFailed(const BindTask& task, const std::string& why);
+  void MaybeCollectGpuReservations();
   void ReportGroups(const scheduler::RunReport& report);
 
   kubeclient::Client& client_;
@@ -134,7 +147,9 @@ class SchedulerService {
     std::chrono::milliseconds delay{0};
     std::chrono::steady_clock::time_point until{};
   };
-  std::map<std::string, Backoff> backoff_;  // pods whose bind failed
+  std::map<std::string, Backoff> backoff_;        // pods whose bind failed
+  std::unique_ptr<GpuSharingBinder> gpu_binder_;  // null without options_.gpu_sharing
+  std::chrono::steady_clock::time_point gpu_collected_{};
   std::vector<std::jthread> workers_;
 };
 

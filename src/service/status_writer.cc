@@ -63,6 +63,13 @@ void StatusWriter::PodBound(const std::string& pod, const std::string& uid,
   written_.erase(pod);
 }
 
+void StatusWriter::PodBindFailed(const std::string& pod, const std::string& uid,
+                                 const std::string& why) {
+  auto [ns, name] = SplitKey(pod);
+  // Repeats of the same message fold into one Event series (the recorder's aggregation).
+  events_.Record({{"v1", "Pod", ns, name, uid}, "Warning", "FailedBinding", "Binding", why});
+}
+
 void StatusWriter::PodEvicted(const std::string& pod, const std::string& uid,
                               const std::string& action, const std::string& reason) {
   auto [ns, name] = SplitKey(pod);

@@ -40,6 +40,9 @@ class StatusWriter {
   void PodPending(const std::string& pod, const std::string& group, const std::string& reason,
                   bool mark_unschedulable);
   void PodBound(const std::string& pod, const std::string& uid, const std::string& node);
+  // A Warning Event "FailedBinding" on the pod with why its bind (or what comes before it, for a
+  // fractional pod) failed; it is retried after a back-off.
+  void PodBindFailed(const std::string& pod, const std::string& uid, const std::string& why);
   void PodEvicted(const std::string& pod, const std::string& uid, const std::string& action,
                   const std::string& reason);
 

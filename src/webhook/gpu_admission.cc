@@ -68,7 +68,9 @@ std::string ConfigMapPrefix(const json& meta, const std::string& request_uid) {
   return (base.empty() ? "pod" : base) + "-" + suffix + "-shared-gpu";
 }
 
-std::string Base64(const std::string& text) {
+}  // namespace
+
+std::string Base64(std::string_view text) {
   std::string out(4 * ((text.size() + 2) / 3) + 1, '\0');
   const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
                                 reinterpret_cast<const unsigned char*>(text.data()),
@@ -76,8 +78,6 @@ std::string Base64(const std::string& text) {
   out.resize(static_cast<size_t>(n));
   return out;
 }
-
-}  // namespace
 
 Result<AdmissionRequest> ParseAdmissionReview(std::string_view text) {
   using R = Result<AdmissionRequest>;

@@ -50,6 +50,9 @@ struct AdmissionResult {
 
 AdmissionResult ReviewPod(const AdmissionRequest& request, const AdmissionSettings& settings);
 
+// Standard base64 (RFC 4648, padded), as JSON patches and caBundles carry bytes.
+std::string Base64(std::string_view bytes);
+
 // The AdmissionReview answer for `uid`.
 std::string AdmissionReviewResponse(const std::string& uid, const AdmissionResult& result);
 

@@ -45,6 +45,10 @@ const Resource kDeployments{"apps", "v1", "deployments", true};
 const Resource kRoles{"rbac.authorization.k8s.io", "v1", "roles", true};
 const Resource kRoleBindings{"rbac.authorization.k8s.io", "v1", "rolebindings", true};
 const Resource kPriorityClasses{"scheduling.k8s.io", "v1", "priorityclasses", false};
+const Resource kMutatingConfigurations{"admissionregistration.k8s.io", "v1",
+                                       "mutatingwebhookconfigurations", false};
+const Resource kValidatingConfigurations{"admissionregistration.k8s.io", "v1",
+                                         "validatingwebhookconfigurations", false};
 
 // The release: its name contains the chart's, so its objects are named after it.
 const std::string kRelease = "quotient-it";
@@ -132,11 +136,40 @@ TEST(HelmChartTest, LintsAndRenders) {
 
   CommandResult all = Helm({"template", "quotient", QUOTIENT_CHART_DIR, "-n", "quotient-system"});
   ASSERT_EQ(all.exit_code, 0) << all.output;
-  for (const char* kind : {"kind: ServiceAccount", "kind: ClusterRole", "kind: ClusterRoleBinding",
-                           "kind: Role", "kind: RoleBinding", "kind: ConfigMap", "kind: Service",
-                           "kind: Deployment", "kind: PriorityClass", "kind: Queue"}) {
+  for (const char* kind :
+       {"kind: ServiceAccount", "kind: ClusterRole", "kind: ClusterRoleBinding", "kind: Role",
+        "kind: RoleBinding", "kind: ConfigMap", "kind: Service", "kind: Deployment",
+        "kind: PriorityClass", "kind: Queue", "kind: MutatingWebhookConfiguration",
+        "kind: ValidatingWebhookConfiguration", "kind: Secret", "kind: DaemonSet",
+        "kind: Namespace"}) {
     EXPECT_NE(all.output.find(kind), std::string::npos) << kind;
   }
+  // The webhook with cert-manager: a Certificate (from a self-signed Issuer unless one is
+  // named) and the CA injected into both configurations; no chart-made Secret.
+  CommandResult cert_manager =
+      Helm({"template", "quotient", QUOTIENT_CHART_DIR, "-n", "quotient-system", "--show-only",
+            "templates/webhook.yaml", "--set", "webhook.certManager.enabled=true"});
+  ASSERT_EQ(cert_manager.exit_code, 0) << cert_manager.output;
+  EXPECT_NE(cert_manager.output.find("kind: Certificate"), std::string::npos);
+  EXPECT_NE(cert_manager.output.find("selfSigned: {}"), std::string::npos);
+  EXPECT_EQ(cert_manager.output.find("kind: Secret"), std::string::npos);
+  EXPECT_EQ(cert_manager.output.find("caBundle"), std::string::npos);
+  size_t injections = 0;
+  for (size_t at = 0; (at = cert_manager.output.find(
+                           "cert-manager.io/inject-ca-from: quotient-system/quotient-webhook",
+                           at)) != std::string::npos;
+       ++at) {
+    ++injections;
+  }
+  EXPECT_EQ(injections, 2u) << cert_manager.output;
+  // GPU sharing off: no reservation namespace, and the scheduler binds fractions as any pod.
+  CommandResult no_sharing = Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--set",
+                                   "gpuSharing.enabled=false,interposer.enabled=false"});
+  ASSERT_EQ(no_sharing.exit_code, 0) << no_sharing.output;
+  EXPECT_EQ(no_sharing.output.find("quotient-reservations"), std::string::npos);
+  EXPECT_EQ(no_sharing.output.find("--resource-reservation-namespace"), std::string::npos);
+  EXPECT_NE(no_sharing.output.find("--gpu-sharing=false"), std::string::npos);
+  EXPECT_EQ(no_sharing.output.find("kind: DaemonSet"), std::string::npos);
   // binpack (the default): all five actions, gpupack.
   CommandResult binpack =
       Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--show-only", "templates/configmap.yaml"});
@@ -187,9 +220,12 @@ class HelmInstallTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     namespace_ = "it-helm-" + std::to_string(getpid());
-    install_ =
-        Helm({"install", kRelease, QUOTIENT_CHART_DIR, "-n", namespace_, "--create-namespace",
-              "--kubeconfig", Harness().admin_kubeconfig(), "--set", "replicas=0", "--wait=false"});
+    install_ = Helm({"install", kRelease, QUOTIENT_CHART_DIR, "-n", namespace_,
+                     "--create-namespace", "--kubeconfig", Harness().admin_kubeconfig(), "--set",
+                     // No webhook replica: the fake nodes run no containers, so a covered pod
+                     // create would wait out the webhook's timeout; without endpoints it fails over
+                     // at once (failurePolicy Ignore).
+                     "replicas=0,webhook.replicas=0", "--wait=false"});
   }
   static void TearDownTestSuite() {
     CommandResult uninstall = Helm({"uninstall", kRelease, "-n", namespace_, "--kubeconfig",
@@ -233,19 +269,61 @@ TEST_F(HelmInstallTest, CreatesTheObjectsWithTheChartsValues) {
   EXPECT_EQ(verbs["/pods/eviction"], std::set<std::string>{"create"});
   EXPECT_EQ(verbs["/pods/status"], std::set<std::string>{"patch"});
   EXPECT_EQ(verbs["/nodes"], (std::set<std::string>{"get", "list", "watch"}));
-  EXPECT_EQ(verbs["/pods"], (std::set<std::string>{"get", "list", "watch"}));
+  // patch: a fractional pod's GPU group label, written before its bind.
+  EXPECT_EQ(verbs["/pods"], (std::set<std::string>{"get", "list", "watch", "patch"}));
   EXPECT_EQ(verbs["scheduling.run.ai/queues/status"], std::set<std::string>{"patch"});
   EXPECT_EQ(verbs["scheduling.run.ai/podgroups/status"], std::set<std::string>{"patch"});
   EXPECT_EQ(verbs["scheduling.run.ai/podgroups"],
             (std::set<std::string>{"get", "list", "watch", "patch"}));
   EXPECT_EQ(verbs["policy/poddisruptionbudgets"], (std::set<std::string>{"get", "list", "watch"}));
-  EXPECT_EQ(verbs.count("/configmaps"), 0u) << "the configuration is a mounted file";
+  // Only the ConfigMaps of fractional pods (its own configuration is a mounted file).
+  EXPECT_EQ(verbs["/configmaps"], (std::set<std::string>{"create", "patch", "delete"}));
   EXPECT_EQ(verbs["events.k8s.io/events"], (std::set<std::string>{"create", "patch"}));
   EXPECT_EQ(verbs.count("coordination.k8s.io/leases"), 0u) << "leases belong in the Role";
   for (const auto& [resource, granted] : verbs) {
     EXPECT_EQ(granted.count("*"), 0u) << resource;
-    EXPECT_EQ(granted.count("delete"), 0u) << resource;
+    if (resource != "/configmaps") {
+      EXPECT_EQ(granted.count("delete"), 0u) << resource;
+    }
   }
+  // The reservation pods: created and deleted by the scheduler in their own namespace only.
+  nlohmann::json reservations =
+      GetJson(*admin, kRoles, "quotient-resource-reservation", kRelease + "-reservations");
+  EXPECT_EQ(reservations["rules"][0]["verbs"],
+            nlohmann::json({"get", "list", "watch", "create", "delete"}));
+  GetJson(*admin, kServiceAccounts, "quotient-resource-reservation", kRelease + "-gpu-reservation");
+
+  // The webhook: both configurations call the Service with the CA of the chart's Secret, fail
+  // open, and leave the release's and the system namespaces alone.
+  const std::string webhook = kRelease + "-webhook";
+  nlohmann::json secret = GetJson(*admin, kSecrets, ns, webhook + "-tls");
+  const std::string ca = secret["data"].value("ca.crt", "");
+  EXPECT_FALSE(ca.empty());
+  EXPECT_FALSE(secret["data"].value("tls.key", "").empty());
+  for (const Resource& kind : {kMutatingConfigurations, kValidatingConfigurations}) {
+    nlohmann::json configuration = GetJson(*admin, kind, "", webhook);
+    const nlohmann::json& hook = configuration["webhooks"][0];
+    EXPECT_EQ(hook["clientConfig"]["caBundle"], ca) << kind.plural;
+    EXPECT_EQ(hook["clientConfig"]["service"]["name"], webhook);
+    EXPECT_EQ(hook["clientConfig"]["service"]["namespace"], ns);
+    EXPECT_EQ(hook["failurePolicy"], "Ignore");
+    EXPECT_EQ(hook["timeoutSeconds"], 5);
+    const nlohmann::json excluded = hook["namespaceSelector"]["matchExpressions"][0]["values"];
+    EXPECT_NE(std::find(excluded.begin(), excluded.end(), ns), excluded.end());
+    EXPECT_NE(std::find(excluded.begin(), excluded.end(), "kube-system"), excluded.end());
+  }
+  EXPECT_EQ(GetJson(*admin, kMutatingConfigurations, "",
+                    webhook)["webhooks"][0]["clientConfig"]["service"]["path"],
+            "/mutate-pods");
+  // An upgrade keeps the CA (the chart looks its Secret up), so pods created during it are
+  // still reviewed.
+  CommandResult upgrade = Helm({"upgrade", kRelease, QUOTIENT_CHART_DIR, "-n", ns, "--kubeconfig",
+                                Harness().admin_kubeconfig(), "--reuse-values", "--wait=false"});
+  ASSERT_EQ(upgrade.exit_code, 0) << upgrade.output;
+  EXPECT_EQ(GetJson(*admin, kSecrets, ns, webhook + "-tls")["data"].value("ca.crt", ""), ca);
+  EXPECT_EQ(GetJson(*admin, kValidatingConfigurations, "",
+                    webhook)["webhooks"][0]["clientConfig"]["caBundle"],
+            ca);
   // The pod grouper: its own Deployment and ServiceAccount, `quotient podgrouper` for our
   // scheduler name, and a ClusterRole that writes PodGroups and pod labels and reads owners.
   nlohmann::json grouper = GetJson(*admin, kDeployments, ns, kRelease + "-podgrouper");

@@ -1,15 +1,13 @@
 // `quotient webhook` called by the real API server: a Mutating- and a
 // ValidatingWebhookConfiguration point at the binary (TLS, caBundle from a test CA), limited to
-// this test's namespaces, and pods are created and updated through the API as users do.
+// this test's namespace (webhook_support.h), and pods are created and updated through the API as
+// users do.
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "e2e_support.h"
-#include "webhook/test_certificates.h"
+#include "webhook_support.h"
 
 namespace quotient::k8s_integration {
 namespace {
@@ -17,41 +15,6 @@ namespace {
 using kubeclient::Resource;
 using kubeclient::resources::Pods;
 using nlohmann::json;
-
-Resource MutatingConfigurations() {
-  return {"admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", false};
-}
-Resource ValidatingConfigurations() {
-  return {"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", false};
-}
-
-std::string Base64(const std::string& text) {
-  std::string out(4 * ((text.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()),
-                                static_cast<int>(text.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
-// One webhook entry as the chart writes it, but with a URL (the binary runs outside the
-// cluster) and only the namespaces labelled for `selector`.
-json WebhookEntry(const std::string& name, const std::string& url, const std::string& ca,
-                  const std::string& selector, const json& operations) {
-  return {{"name", name},
-          {"clientConfig", {{"url", url}, {"caBundle", Base64(ca)}}},
-          {"rules",
-           {{{"apiGroups", {""}},
-             {"apiVersions", {"v1"}},
-             {"operations", operations},
-             {"resources", {"pods"}},
-             {"scope", "Namespaced"}}}},
-          {"namespaceSelector", {{"matchLabels", {{"quotient-webhook-test", selector}}}}},
-          {"sideEffects", "None"},
-          {"admissionReviewVersions", {"v1"}},
-          {"timeoutSeconds", 5},
-          {"failurePolicy", "Fail"}};
-}
 
 json SharingPod(const std::string& name, const json& annotations,
                 const std::string& scheduler = "quotient-webhook") {
@@ -65,54 +28,12 @@ class WebhookIntegrationTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     admin_ = AdminClient().release();
-    folder_ = Harness().data_dir() + "/webhook-pki";
-    std::filesystem::create_directories(folder_);
-    pki_ = webhook::testing::MakeTestPki(folder_, {"localhost"}, {"127.0.0.1"});
-    webhook_ = new WebhookProcess("it", pki_.certificate_file, pki_.key_file,
-                                  {"--scheduler-name", "quotient-webhook"});
-    const int port = webhook_->Port();
-    ASSERT_GT(port, 0) << "the webhook never said its port";
-    const std::string base = "https://127.0.0.1:" + std::to_string(port);
-    json mutating = {{"apiVersion", "admissionregistration.k8s.io/v1"},
-                     {"kind", "MutatingWebhookConfiguration"},
-                     {"metadata", {{"name", "quotient-it-webhook"}}},
-                     {"webhooks",
-                      {WebhookEntry("gpu-sharing.mutate.quotient.dev", base + "/mutate-pods",
-                                    pki_.ca_pem, "on", {"CREATE"})}}};
-    json validating = {{"apiVersion", "admissionregistration.k8s.io/v1"},
-                       {"kind", "ValidatingWebhookConfiguration"},
-                       {"metadata", {{"name", "quotient-it-webhook"}}},
-                       {"webhooks",
-                        {WebhookEntry("gpu-sharing.validate.quotient.dev", base + "/validate-pods",
-                                      pki_.ca_pem, "on", {"CREATE", "UPDATE"})}}};
-    ASSERT_TRUE(admin_->Create(MutatingConfigurations(), "", mutating.dump()).ok());
-    ASSERT_TRUE(admin_->Create(ValidatingConfigurations(), "", validating.dump()).ok());
+    webhook_ = new RegisteredWebhook(*admin_, "quotient-it-webhook", "quotient-webhook", "on");
     ns_ = CreateNamespace(*admin_, "webhook");
-    ASSERT_TRUE(admin_
-                    ->Patch(kubeclient::resources::Namespaces(), "", ns_,
-                            kubeclient::PatchType::kMerge,
-                            R"({"metadata":{"labels":{"quotient-webhook-test":"on"}}})")
-                    .ok());
-    // The API server picks the configurations up from its own informer: wait until a pod the
-    // webhook refuses is refused.
-    int n = 0;
-    const bool active = WaitFor(
-        [&] {
-          const std::string name = "probe-" + std::to_string(n++);
-          auto created =
-              admin_->Create(Pods(), ns_, SharingPod(name, {{"gpu-fraction", "9"}}).dump());
-          if (created.ok()) {
-            EXPECT_TRUE(admin_->Delete(Pods(), ns_, name).ok());
-            return false;
-          }
-          return created.error().message.find("gpu-fraction") != std::string::npos;
-        },
-        std::chrono::seconds(30));
-    ASSERT_TRUE(active) << "the API server never called the webhook";
+    ASSERT_TRUE(webhook_->Cover(ns_, "quotient-webhook", "on"))
+        << "the API server never called the webhook";
   }
   static void TearDownTestSuite() {
-    EXPECT_TRUE(admin_->Delete(MutatingConfigurations(), "", "quotient-it-webhook").ok());
-    EXPECT_TRUE(admin_->Delete(ValidatingConfigurations(), "", "quotient-it-webhook").ok());
     EXPECT_TRUE(admin_->Delete(kubeclient::resources::Namespaces(), "", ns_).ok());
     delete webhook_;
     delete admin_;
@@ -124,10 +45,8 @@ class WebhookIntegrationTest : public ::testing::Test {
   }
 
   static inline kubeclient::Client* admin_ = nullptr;
-  static inline WebhookProcess* webhook_ = nullptr;
-  static inline std::string folder_;
+  static inline RegisteredWebhook* webhook_ = nullptr;
   static inline std::string ns_;
-  static inline webhook::testing::TestPki pki_;
 };
 
 std::string EnvValueFrom(const json& container, const std::string& name) {
