@@ -136,7 +136,13 @@ void ClusterModel::ApplyView(Pod& pod, const PodObject& object, const CycleView&
   const bool is_assumed = assumed != view.assumed_nodes.end();
   const bool gated = !is_assumed && view.gated.count(pod.key) > 0;
   if (!is_assumed && !gated) return;
-  if (is_assumed) pod.node_name = assumed->second;
+  if (is_assumed) {
+    pod.node_name = assumed->second;
+    const auto groups = view.assumed_gpu_groups.find(pod.key);
+    if (groups != view.assumed_gpu_groups.end() && pod.gpu_groups.empty()) {
+      pod.gpu_groups = groups->second;
+    }
+  }
   pod.status = build::StatusOf(object.phase, object.meta.deleting, is_assumed,
                                gated || object.scheduling_gated);
 }

@@ -74,6 +74,9 @@ class ClusterModel {
   struct CycleView {
     // Pods the scheduler bound whose binding the model has not seen yet: on this node.
     std::map<std::string, std::string> assumed_nodes;
+    // Of those, the fractional ones: the GPU groups the bind gives them, until their
+    // runai-gpu-group labels arrive (so the next cycle sees them on the right shared device).
+    std::map<std::string, std::vector<std::string>> assumed_gpu_groups;
     // Pods sitting this cycle out (a bind backing off): scheduling-gated.
     std::set<std::string> gated;
   };

@@ -154,6 +154,42 @@ TEST_F(ClusterModelTest, CycleViewPatchesWithoutChangingTheModel) {
   EXPECT_EQ(model_.FindPod("ns/none"), nullptr);
 }
 
+TEST_F(ClusterModelTest, AnAssumedFractionalPodHoldsItsGroupsDeviceBeforeItsLabelArrives) {
+  // A fractional pod that joins the shared device of group "g" held by a running pod.
+  model_.Upsert(core::PodObject(MakePod("ns", "f-run")
+                                    .Queue("team")
+                                    .Annotation("gpu-fraction", "0.5")
+                                    .Label("runai-gpu-group", "g")
+                                    .RunningOn("n1")));
+  model_.Upsert(
+      core::PodObject(MakePod("ns", "f-new").Queue("team").Annotation("gpu-fraction", "0.25")));
+  model_.Snapshot(now_);
+  ClusterModel::CycleView view;
+  view.assumed_nodes = {{"ns/f-new", "n1"}};
+  view.assumed_gpu_groups = {{"ns/f-new", {"g"}}};
+  const SnapshotBuild b = *model_.Snapshot(now_, view);
+  // The same as a full build where the pod is bound and labelled.
+  ClusterObjects objects = model_.Objects();
+  for (PodObject& p : objects.pods) {
+    if (p.meta.name == "f-new") {
+      p.node_name = "n1";
+      p.meta.labels["runai-gpu-group"] = "g";
+    }
+  }
+  SnapshotOptions options;
+  options.now = now_;
+  EXPECT_EQ(DescribeSnapshot(b), DescribeSnapshot(BuildSnapshot(objects, options)));
+  const Node& n1 = b.snapshot.nodes[static_cast<size_t>(b.snapshot.FindNode("n1"))];
+  int shared = 0;
+  for (const GpuDevice& d : n1.gpus) {
+    if (d.state != GpuDevice::State::kShared) continue;
+    ++shared;
+    EXPECT_EQ(d.group, "g");
+    EXPECT_EQ(d.used_portion_milli, Quantity(750));  // one device, both pods
+  }
+  EXPECT_EQ(shared, 1);
+}
+
 TEST_F(ClusterModelTest, ASnapshotStillHeldIsNotPatchedButBuiltAgain) {
   const std::shared_ptr<const SnapshotBuild> held = model_.Snapshot(now_);
   const std::vector<std::string> before = DescribeSnapshot(*held);

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/snapshot_builder.h"
 #include "service/object_decoders.h"
 
 namespace quotient::service {
@@ -90,6 +91,7 @@ ClusterCache::ClusterCache(kubeclient::Client& client, Shard shard,
                        {
                          std::lock_guard lock(mu_);
                          assumed_.erase(pod->key);
+                         assumed_groups_.erase(pod->key);
                        }
                        if (notify_) notify_();
                      }});
@@ -127,6 +129,7 @@ bool ClusterCache::SettleAssumption(const std::string& pod, const std::string& n
   if (it == assumed_.end()) return false;
   bool as_assumed = it->second == node;
   assumed_.erase(it);
+  assumed_groups_.erase(pod);
   return as_assumed;
 }
 
@@ -161,9 +164,11 @@ core::ClusterObjects ClusterCache::Objects() const {
   // the listed pod (it has its node) or in the copy (the pod does not yet) — never in neither,
   // which would let the cycle bind the pod a second time.
   std::map<std::string, std::string> assumed;
+  std::map<std::string, std::vector<std::string>> assumed_groups;
   {
     std::lock_guard lock(mu_);
     assumed = assumed_;
+    assumed_groups = assumed_groups_;
   }
   core::ClusterObjects objects;
   objects.nodes = Values(nodes_);
@@ -175,7 +180,17 @@ core::ClusterObjects ClusterCache::Objects() const {
   if (!assumed.empty()) {
     for (core::PodObject& pod : objects.pods) {
       auto it = assumed.find(pod.meta.Key());
-      if (it != assumed.end() && pod.node_name.empty()) pod.node_name = it->second;
+      if (it == assumed.end() || !pod.node_name.empty()) continue;
+      pod.node_name = it->second;
+      if (auto groups = assumed_groups.find(it->first); groups != assumed_groups.end()) {
+        // As the binder labels it: one device, runai-gpu-group; several, one label each.
+        const std::string key(core::kGpuGroupLabel);
+        if (groups->second.size() == 1) {
+          pod.meta.labels.emplace(key, groups->second.front());
+        } else {
+          for (const std::string& g : groups->second) pod.meta.labels.emplace(key + "/" + g, g);
+        }
+      }
     }
   }
   std::erase_if(objects.pods, [this](const core::PodObject& pod) { return !InShard(pod); });
@@ -185,13 +200,12 @@ core::ClusterObjects ClusterCache::Objects() const {
 std::shared_ptr<const core::SnapshotBuild> ClusterCache::Snapshot(
     core::Time now, const std::set<std::string>& held_back) {
   // The overlay is copied before the model is read, as in Objects().
-  std::map<std::string, std::string> assumed;
+  core::ClusterModel::CycleView view;
   {
     std::lock_guard lock(mu_);
-    assumed = assumed_;
+    view.assumed_nodes = assumed_;
+    view.assumed_gpu_groups = assumed_groups_;
   }
-  core::ClusterModel::CycleView view;
-  view.assumed_nodes = std::move(assumed);
   view.gated = held_back;
   std::lock_guard lock(model_mu_);
   return model_.Snapshot(now, view);
@@ -212,14 +226,17 @@ bool ClusterCache::InShard(const core::PodObject& pod) const {
   return label == pod.meta.labels.end() ? shard_.value.empty() : label->second == shard_.value;
 }
 
-void ClusterCache::AssumeBound(const std::string& pod, const std::string& node) {
+void ClusterCache::AssumeBound(const std::string& pod, const std::string& node,
+                               const std::vector<std::string>& gpu_groups) {
   std::lock_guard lock(mu_);
   assumed_[pod] = node;
+  if (!gpu_groups.empty()) assumed_groups_[pod] = gpu_groups;
 }
 
 void ClusterCache::ForgetAssumed(const std::string& pod) {
   std::lock_guard lock(mu_);
   assumed_.erase(pod);
+  assumed_groups_.erase(pod);
 }
 
 std::string ClusterCache::PodUid(const std::string& pod) const {

@@ -63,8 +63,9 @@ class ClusterCache {
   // an unknown group).
   bool MarksUnschedulable(const std::string& pod_group) const;
 
-  // Overlay: `pod` (ns/name) is being bound to `node`.
-  void AssumeBound(const std::string& pod, const std::string& node);
+  // Overlay: `pod` (ns/name) is being bound to `node`, holding the shared GPU `gpu_groups`.
+  void AssumeBound(const std::string& pod, const std::string& node,
+                   const std::vector<std::string>& gpu_groups = {});
   // The bind failed: the pod is pending again.
   void ForgetAssumed(const std::string& pod);
 
@@ -103,7 +104,8 @@ class ClusterCache {
   core::ClusterModel model_;
 
   mutable std::mutex mu_;
-  std::map<std::string, std::string> assumed_;  // pod -> node
+  std::map<std::string, std::string> assumed_;                      // pod -> node
+  std::map<std::string, std::vector<std::string>> assumed_groups_;  // fractional pods' groups
   std::function<void()> notify_;
 };
 

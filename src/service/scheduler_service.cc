@@ -192,7 +192,7 @@ void SchedulerService::RunCycle() {
       gang = std::make_shared<GangBind>();
       gang->group = group;
     }
-    cache_.AssumeBound(d.pod, d.node);
+    cache_.AssumeBound(d.pod, d.node, d.gpu_groups);
     const core::Index pod = snapshot.FindPod(d.pod);
     std::chrono::system_clock::time_point created{};
     if (pod != core::kNone) created = snapshot.pods[static_cast<size_t>(pod)].meta.creation_time;
