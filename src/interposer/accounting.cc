@@ -27,6 +27,8 @@ Accounting::Accounting() : config_(config_from_environment()) {
 void Accounting::after_fork_in_child() {
   std::lock_guard lock(mutex_);
   allocations_.clear();
+  graph_charges_.clear();
+  pool_charges_.clear();
   for (int device = 0; device < kMaxDevices; ++device) {
     reserve_charged_[device] = false;
     if (ledgers_[device]) ledgers_[device]->forget_slot_after_fork();
@@ -76,7 +78,11 @@ Admission Accounting::admit(const char* api, int device, std::uint64_t bytes) {
 
 void Accounting::cancel(int device, std::uint64_t bytes) {
   std::lock_guard lock(mutex_);
-  if (Ledger* ledger = ledger_locked(device)) ledger->refund(bytes);
+  refund_locked(Allocation{bytes, device});
+}
+
+void Accounting::refund_locked(const Allocation& allocation) {
+  if (Ledger* ledger = ledger_locked(allocation.device)) ledger->refund(allocation.bytes);
 }
 
 void Accounting::adjust(int device, std::uint64_t charged, std::uint64_t actual) {
@@ -105,7 +111,10 @@ std::optional<Allocation> Accounting::take(AllocationKind kind, std::uint64_t ke
 }
 
 void Accounting::release(const Allocation& allocation) {
-  cancel(allocation.device, allocation.bytes);
+  std::lock_guard lock(mutex_);
+  const std::uint64_t retained =
+      allocation.pool != 0 ? pool_charges_.freed(allocation.pool, allocation.bytes) : 0;
+  refund_locked(Allocation{allocation.bytes - retained, allocation.device});
 }
 
 std::optional<std::uint64_t> Accounting::limit(int device) const {

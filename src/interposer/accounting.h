@@ -6,20 +6,16 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 #include <unordered_map>
 
+#include "interposer/accounting_types.h"
 #include "interposer/config.h"
+#include "interposer/graph_charges.h"
 #include "interposer/ledger.h"
+#include "interposer/pool_charges.h"
 
 namespace quotient::interposer {
-
-// Device pointers, CUDA arrays and VMM handles live in separate key spaces.
-enum class AllocationKind { kDevicePointer, kArray, kVmmHandle };
-
-struct Allocation {
-  std::uint64_t bytes;
-  int device;
-};
 
 enum class Admission {
   kUnlimited,  // no limit on this device: call the driver, charge nothing
@@ -44,8 +40,27 @@ class Accounting {
   void record(AllocationKind kind, std::uint64_t key, Allocation allocation);
   // Removes and returns the allocation, or nullopt if we never charged it (pass it through).
   std::optional<Allocation> take(AllocationKind kind, std::uint64_t key);
-  // Gives back bytes of a freed allocation.
+  // Gives back the bytes of a freed allocation, less what its memory pool retains.
   void release(const Allocation& allocation);
+
+  // Graph memory (graph_charges.h): runs `update` on the graph charges under the lock and
+  // refunds the allocations it returns (those no graph or executable holds any more).
+  template <class Update>
+  void update_graph_charges(Update&& update) {
+    std::lock_guard lock(mutex_);
+    for (const Allocation& due : update(graph_charges_)) refund_locked(due);
+  }
+
+  // Pool memory (pool_charges.h), likewise: `update` may return retained memory to refund.
+  template <class Update>
+  auto update_pool_charges(Update&& update) {
+    std::lock_guard lock(mutex_);
+    auto result = update(pool_charges_);
+    if constexpr (std::is_same_v<decltype(result), std::optional<Allocation>>) {
+      if (result) refund_locked(*result);
+    }
+    return result;
+  }
 
   [[nodiscard]] std::optional<std::uint64_t> limit(int device) const;
   // The pod's usage on the device; nullopt if the device has no limit or no ledger.
@@ -54,6 +69,7 @@ class Accounting {
  private:
   Accounting();
   Ledger* ledger_locked(int device);
+  void refund_locked(const Allocation& allocation);
   void after_fork_in_child();
 
   struct KeyHash {
@@ -66,6 +82,8 @@ class Accounting {
   bool ledger_failed_[kMaxDevices] = {};
   bool reserve_charged_[kMaxDevices] = {};
   std::unordered_map<std::pair<AllocationKind, std::uint64_t>, Allocation, KeyHash> allocations_;
+  GraphCharges graph_charges_;
+  PoolCharges pool_charges_;
 };
 
 }  // namespace quotient::interposer

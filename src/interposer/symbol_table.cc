@@ -37,9 +37,10 @@ const std::array<HookEntry, kHookCount>& hook_entries() {
   return entries;
 }
 
-constexpr std::array<const char*, kHelperCount> kHelperNames{"cuCtxGetDevice",
+constexpr std::array<const char*, kHelperCount> kHelperNames{"cuCtxGetDevice", "cuDeviceGetMemPool",
                                                              "nvmlDeviceGetIndex"};
-constexpr std::array<Library, kHelperCount> kHelperLibraries{Library::kCuda, Library::kNvml};
+constexpr std::array<Library, kHelperCount> kHelperLibraries{Library::kCuda, Library::kCuda,
+                                                             Library::kNvml};
 
 std::array<std::atomic<void*>, kHookCount> real_hooks{};
 std::array<std::atomic<void*>, kHelperCount> real_helpers{};

@@ -12,25 +12,54 @@
 namespace quotient::interposer {
 
 // Every hooked entry point: X(name). The driver's and NVML's lists resolve in different libraries.
-#define QUOTIENT_CUDA_HOOKS(X)    \
-  X(cuMemAlloc_v2)                \
-  X(cuMemAllocPitch_v2)           \
-  X(cuMemAllocManaged)            \
-  X(cuMemAllocAsync)              \
-  X(cuMemAllocAsync_ptsz)         \
-  X(cuMemAllocFromPoolAsync)      \
-  X(cuMemAllocFromPoolAsync_ptsz) \
-  X(cuMemFree_v2)                 \
-  X(cuMemFreeAsync)               \
-  X(cuMemFreeAsync_ptsz)          \
-  X(cuArrayCreate_v2)             \
-  X(cuArray3DCreate_v2)           \
-  X(cuArrayDestroy)               \
-  X(cuMemCreate)                  \
-  X(cuMemRelease)                 \
-  X(cuMemGetInfo_v2)              \
-  X(cuDeviceTotalMem_v2)          \
-  X(cuGetProcAddress)             \
+//
+// Every name cuda.h maps an entry point to is listed, for every ABI version the driver still
+// exports: the v1 names of the pre-3.2 ABI (cuMemAlloc, what cuGetProcAddress answers for an old
+// cudaVersion) and the per-thread-default-stream variants. Those are _ptsz only: the _ptds
+// variants are synchronous copies and sets (cuMemcpy_ptds, cuMemsetD8_v2_ptds...), which
+// allocate nothing. Entry points without a per-thread variant (cuMemAlloc_v2) are what the
+// driver answers for a per-thread lookup too, so they are covered by their one hook.
+#define QUOTIENT_CUDA_HOOKS(X)         \
+  X(cuMemAlloc_v2)                     \
+  X(cuMemAlloc)                        \
+  X(cuMemAllocPitch_v2)                \
+  X(cuMemAllocPitch)                   \
+  X(cuMemAllocManaged)                 \
+  X(cuMemAllocAsync)                   \
+  X(cuMemAllocAsync_ptsz)              \
+  X(cuMemAllocFromPoolAsync)           \
+  X(cuMemAllocFromPoolAsync_ptsz)      \
+  X(cuMemPoolSetAttribute)             \
+  X(cuMemPoolTrimTo)                   \
+  X(cuMemPoolDestroy)                  \
+  X(cuMemFree_v2)                      \
+  X(cuMemFree)                         \
+  X(cuMemFreeAsync)                    \
+  X(cuMemFreeAsync_ptsz)               \
+  X(cuArrayCreate_v2)                  \
+  X(cuArrayCreate)                     \
+  X(cuArray3DCreate_v2)                \
+  X(cuArray3DCreate)                   \
+  X(cuArrayDestroy)                    \
+  X(cuMipmappedArrayCreate)            \
+  X(cuMipmappedArrayDestroy)           \
+  X(cuMemCreate)                       \
+  X(cuMemRelease)                      \
+  X(cuGraphAddMemAllocNode)            \
+  X(cuGraphAddNode)                    \
+  X(cuGraphAddNode_v2)                 \
+  X(cuGraphInstantiate)                \
+  X(cuGraphInstantiate_v2)             \
+  X(cuGraphInstantiateWithFlags)       \
+  X(cuGraphInstantiateWithParams)      \
+  X(cuGraphInstantiateWithParams_ptsz) \
+  X(cuGraphDestroy)                    \
+  X(cuGraphExecDestroy)                \
+  X(cuMemGetInfo_v2)                   \
+  X(cuMemGetInfo)                      \
+  X(cuDeviceTotalMem_v2)               \
+  X(cuDeviceTotalMem)                  \
+  X(cuGetProcAddress)                  \
   X(cuGetProcAddress_v2)
 #define QUOTIENT_NVML_HOOKS(X) \
   X(nvmlDeviceGetMemoryInfo)   \
@@ -44,7 +73,7 @@ enum class Hook {
 };
 
 // Real entry points the hooks call but do not replace.
-enum class Helper { cuCtxGetDevice, nvmlDeviceGetIndex, kCount };
+enum class Helper { cuCtxGetDevice, cuDeviceGetMemPool, nvmlDeviceGetIndex, kCount };
 
 // The real dlsym (never our override); nullptr only if glibc offers none of the versions.
 void* real_dlsym(void* handle, const char* name);

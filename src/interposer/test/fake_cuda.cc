@@ -2,36 +2,59 @@
 // space. Each "device" has FAKECUDA_TOTAL_BYTES (default 16 GiB) of physical memory; device
 // allocations reserve address space with mmap(PROT_NONE, MAP_NORESERVE), so gigabytes cost
 // nothing. Linked with -Bsymbolic, like the real driver, so cuGetProcAddress hands out the
-// library's own entries that a naive preload would not see.
+// library's own entries that a naive preload would not see. Graphs: fake_cuda_graph.cc; symbol
+// lookup: fake_cuda_proc_address.cc.
 #include <sys/mman.h>
 
-#include <cstdint>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
 
-#include "interposer/cuda_abi.h"
+#include "fake_cuda.h"
 
-#define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
-
+namespace fakecuda {
 namespace {
 
 constexpr int kDefaultDeviceCount = 2;
 thread_local int current_device = -1;
 
-struct FakeGpu {
-  std::mutex mutex;
-  std::map<std::uint64_t, std::pair<std::size_t, int>> allocations;  // key -> (bytes, device)
-  std::uint64_t used[8] = {};
-  std::uint64_t next_handle = 1;
-  int ptsz_calls = 0;
-};
+CUresult allocate_current(CUdeviceptr* dptr, std::size_t bytes) {
+  if (current_device < 0) return CUDA_ERROR_INVALID_CONTEXT;
+  if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  return reserve(dptr, bytes, current_device, true);
+}
 
-FakeGpu& gpu() {
-  static FakeGpu* const instance = new FakeGpu();
+// v1 pointers are 32 bits: handles, not addresses of this process.
+CUresult allocate_current_v1(CUdeviceptr_v1* dptr, std::size_t bytes) {
+  if (current_device < 0) return CUDA_ERROR_INVALID_CONTEXT;
+  if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  unsigned long long key = 0;
+  const CUresult result = reserve(&key, bytes, current_device, false);
+  if (result == CUDA_SUCCESS) *dptr = static_cast<CUdeviceptr_v1>(key);
+  return result;
+}
+
+CUresult create_array(CUarray* array, std::size_t bytes) {
+  unsigned long long key = 0;
+  const CUresult result = reserve(&key, bytes, current_device < 0 ? 0 : current_device, false);
+  *array = reinterpret_cast<CUarray>(static_cast<std::uintptr_t>(key));
+  return result;
+}
+
+std::size_t extent(std::size_t value) { return value == 0 ? 1 : value; }
+
+unsigned int clip32(std::uint64_t value) {
+  return value > UINT_MAX ? UINT_MAX : static_cast<unsigned int>(value);
+}
+
+}  // namespace
+
+Gpu& gpu() {
+  static Gpu* const instance = new Gpu();
   return *instance;
 }
+
+int current() { return current_device; }
 
 std::uint64_t total_bytes() {
   const char* value = std::getenv("FAKECUDA_TOTAL_BYTES");
@@ -43,8 +66,12 @@ int device_count() {
   return value != nullptr ? std::atoi(value) : kDefaultDeviceCount;
 }
 
+std::uint64_t new_handle() {
+  std::lock_guard lock(gpu().mutex);
+  return gpu().next_handle++;
+}
+
 CUresult reserve(unsigned long long* key, std::size_t bytes, int device, bool mapped) {
-  if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard lock(gpu().mutex);
   if (gpu().used[device] + bytes > total_bytes()) return CUDA_ERROR_OUT_OF_MEMORY;
   if (mapped) {
@@ -56,27 +83,24 @@ CUresult reserve(unsigned long long* key, std::size_t bytes, int device, bool ma
     *key = gpu().next_handle++;
   }
   gpu().used[device] += bytes;
-  gpu().allocations[*key] = {bytes, device};
+  gpu().allocations[*key] = Allocation{bytes, device, mapped};
   return CUDA_SUCCESS;
 }
 
-CUresult release(std::uint64_t key, bool mapped) {
+CUresult release(std::uint64_t key) {
   std::lock_guard lock(gpu().mutex);
   const auto found = gpu().allocations.find(key);
   if (found == gpu().allocations.end()) return CUDA_ERROR_INVALID_VALUE;
-  const auto [bytes, device] = found->second;
-  if (mapped) munmap(reinterpret_cast<void*>(key), bytes);
-  gpu().used[device] -= bytes;
+  const Allocation allocation = found->second;
+  if (allocation.mapped) munmap(reinterpret_cast<void*>(key), allocation.bytes);
+  gpu().used[allocation.device] -= allocation.bytes;
   gpu().allocations.erase(found);
   return CUDA_SUCCESS;
 }
 
-CUresult allocate_current(CUdeviceptr* dptr, std::size_t bytes) {
-  if (current_device < 0) return CUDA_ERROR_INVALID_CONTEXT;
-  return reserve(dptr, bytes, current_device, true);
-}
+}  // namespace fakecuda
 
-}  // namespace
+using fakecuda::gpu;
 
 FAKE_EXPORT CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
 FAKE_EXPORT CUresult cuDriverGetVersion(int* version) {
@@ -84,181 +108,171 @@ FAKE_EXPORT CUresult cuDriverGetVersion(int* version) {
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuDeviceGetCount(int* count) {
-  *count = device_count();
+  *count = fakecuda::device_count();
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuDeviceGet(CUdevice* device, int ordinal) {
-  if (ordinal < 0 || ordinal >= device_count()) return CUDA_ERROR_INVALID_DEVICE;
+  if (ordinal < 0 || ordinal >= fakecuda::device_count()) return CUDA_ERROR_INVALID_DEVICE;
   *device = ordinal;
   return CUDA_SUCCESS;
 }
 // Contexts are the device ordinal + 1; "current" is per thread, as in the driver.
 FAKE_EXPORT CUresult cuCtxCreate_v2(CUcontext* context, unsigned int, CUdevice device) {
-  if (device < 0 || device >= device_count()) return CUDA_ERROR_INVALID_DEVICE;
+  if (device < 0 || device >= fakecuda::device_count()) return CUDA_ERROR_INVALID_DEVICE;
   *context = reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(device + 1));
-  current_device = device;
+  fakecuda::current_device = device;
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
+  if (device < 0 || device >= fakecuda::device_count()) return CUDA_ERROR_INVALID_DEVICE;
+  *context = reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(device + 1));
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuCtxSetCurrent(CUcontext context) {
-  current_device = static_cast<int>(reinterpret_cast<std::uintptr_t>(context)) - 1;
+  fakecuda::current_device = static_cast<int>(reinterpret_cast<std::uintptr_t>(context)) - 1;
   return CUDA_SUCCESS;
 }
 FAKE_EXPORT CUresult cuCtxGetDevice(CUdevice* device) {
-  if (current_device < 0) return CUDA_ERROR_INVALID_CONTEXT;
-  *device = current_device;
+  if (fakecuda::current_device < 0) return CUDA_ERROR_INVALID_CONTEXT;
+  *device = fakecuda::current_device;
   return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuCtxSynchronize() {
+  return fakecuda::current_device < 0 ? CUDA_ERROR_INVALID_CONTEXT : CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytes) {
-  return allocate_current(dptr, bytes);
+  return fakecuda::allocate_current(dptr, bytes);
+}
+FAKE_EXPORT CUresult cuMemAlloc(CUdeviceptr_v1* dptr, unsigned int bytes) {
+  ++gpu().v1_calls;
+  return fakecuda::allocate_current_v1(dptr, bytes);
 }
 FAKE_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr* dptr, size_t* pitch, size_t width,
                                         size_t height, unsigned int) {
   *pitch = (width + 255) / 256 * 256;  // the fake's pitch alignment: 256 bytes
-  return allocate_current(dptr, *pitch * height);
+  return fakecuda::allocate_current(dptr, *pitch * height);
+}
+FAKE_EXPORT CUresult cuMemAllocPitch(CUdeviceptr_v1* dptr, unsigned int* pitch, unsigned int width,
+                                     unsigned int height, unsigned int) {
+  ++gpu().v1_calls;
+  *pitch = (width + 255) / 256 * 256;
+  return fakecuda::allocate_current_v1(dptr, std::size_t{*pitch} * height);
 }
 FAKE_EXPORT CUresult cuMemAllocManaged(CUdeviceptr* dptr, size_t bytes, unsigned int) {
-  return allocate_current(dptr, bytes);
+  return fakecuda::allocate_current(dptr, bytes);
 }
 FAKE_EXPORT CUresult cuMemAllocAsync(CUdeviceptr* dptr, size_t bytes, CUstream) {
-  return allocate_current(dptr, bytes);
+  return fakecuda::allocate_current(dptr, bytes);
 }
 FAKE_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr* dptr, size_t bytes, CUstream) {
   ++gpu().ptsz_calls;
-  return allocate_current(dptr, bytes);
+  return fakecuda::allocate_current(dptr, bytes);
 }
 FAKE_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytes, CUmemoryPool,
                                              CUstream) {
-  return allocate_current(dptr, bytes);
+  return fakecuda::allocate_current(dptr, bytes);
 }
 FAKE_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr* dptr, size_t bytes, CUmemoryPool,
                                                   CUstream) {
   ++gpu().ptsz_calls;
-  return allocate_current(dptr, bytes);
+  return fakecuda::allocate_current(dptr, bytes);
 }
-FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr) { return release(dptr, true); }
-FAKE_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream) { return release(dptr, true); }
+FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr) { return fakecuda::release(dptr); }
+FAKE_EXPORT CUresult cuMemFree(CUdeviceptr_v1 dptr) { return fakecuda::release(dptr); }
+FAKE_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream) { return fakecuda::release(dptr); }
 FAKE_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream) {
   ++gpu().ptsz_calls;
-  return release(dptr, true);
+  return fakecuda::release(dptr);
 }
+// Copies allocate nothing; they exist so a per-thread lookup of an entry the interposer does not
+// wrap (cuMemcpy -> cuMemcpy_ptds) can be checked to pass through.
+FAKE_EXPORT CUresult cuMemcpy(CUdeviceptr, CUdeviceptr, size_t) { return CUDA_SUCCESS; }
+FAKE_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr, CUdeviceptr, size_t) { return CUDA_SUCCESS; }
+
+// Arrays hold 4 bytes per channel and element (the fake's own rule, not the interposer's);
+// deferred-mapping and sparse arrays hold nothing until memory is mapped into them.
 FAKE_EXPORT CUresult cuArrayCreate_v2(CUarray* array, const CUDA_ARRAY_DESCRIPTOR* desc) {
-  unsigned long long key = 0;
-  const CUresult result =
-      reserve(&key, desc->Width * (desc->Height ? desc->Height : 1) * 4 * desc->NumChannels,
-              current_device < 0 ? 0 : current_device, false);
-  *array = reinterpret_cast<CUarray>(static_cast<std::uintptr_t>(key));
-  return result;
+  return fakecuda::create_array(
+      array, desc->Width * fakecuda::extent(desc->Height) * 4 * desc->NumChannels);
+}
+FAKE_EXPORT CUresult cuArrayCreate(CUarray* array, const CUDA_ARRAY_DESCRIPTOR_v1* desc) {
+  ++gpu().v1_calls;
+  return fakecuda::create_array(
+      array, std::size_t{desc->Width} * fakecuda::extent(desc->Height) * 4 * desc->NumChannels);
 }
 FAKE_EXPORT CUresult cuArray3DCreate_v2(CUarray* array, const CUDA_ARRAY3D_DESCRIPTOR* desc) {
-  unsigned long long key = 0;
-  const CUresult result = reserve(&key,
-                                  desc->Width * (desc->Height ? desc->Height : 1) *
-                                      (desc->Depth ? desc->Depth : 1) * 4 * desc->NumChannels,
-                                  current_device < 0 ? 0 : current_device, false);
-  *array = reinterpret_cast<CUarray>(static_cast<std::uintptr_t>(key));
-  return result;
+  const bool backed_later =
+      (desc->Flags & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING)) != 0;
+  return fakecuda::create_array(array, backed_later ? 0
+                                                    : desc->Width * fakecuda::extent(desc->Height) *
+                                                          fakecuda::extent(desc->Depth) * 4 *
+                                                          desc->NumChannels);
+}
+FAKE_EXPORT CUresult cuArray3DCreate(CUarray* array, const CUDA_ARRAY3D_DESCRIPTOR_v1* desc) {
+  ++gpu().v1_calls;
+  return fakecuda::create_array(array, std::size_t{desc->Width} * fakecuda::extent(desc->Height) *
+                                           fakecuda::extent(desc->Depth) * 4 * desc->NumChannels);
 }
 FAKE_EXPORT CUresult cuArrayDestroy(CUarray array) {
-  return release(reinterpret_cast<std::uintptr_t>(array), false);
+  return fakecuda::release(reinterpret_cast<std::uintptr_t>(array));
+}
+// Mipmapped arrays: the fake keeps the top level only.
+FAKE_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray* handle,
+                                            const CUDA_ARRAY3D_DESCRIPTOR* desc, unsigned int) {
+  CUarray array = nullptr;
+  const CUresult result =
+      fakecuda::create_array(&array, desc->Width * fakecuda::extent(desc->Height) *
+                                         fakecuda::extent(desc->Depth) * 4 * desc->NumChannels);
+  *handle = reinterpret_cast<CUmipmappedArray>(array);
+  return result;
+}
+FAKE_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray handle) {
+  return fakecuda::release(reinterpret_cast<std::uintptr_t>(handle));
 }
 FAKE_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size,
                                  const CUmemAllocationProp* prop, unsigned long long) {
-  return reserve(handle, size, prop->location.id, false);
+  return fakecuda::reserve(handle, size, prop->location.id, false);
 }
 FAKE_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle) {
-  return release(handle, false);
+  return fakecuda::release(handle);
 }
 
 FAKE_EXPORT CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
-  if (current_device < 0) return CUDA_ERROR_INVALID_CONTEXT;
+  if (fakecuda::current_device < 0) return CUDA_ERROR_INVALID_CONTEXT;
   std::lock_guard lock(gpu().mutex);
-  *total = total_bytes();
-  *free = total_bytes() - gpu().used[current_device];
+  *total = fakecuda::total_bytes();
+  *free = fakecuda::total_bytes() - gpu().used[fakecuda::current_device];
   return CUDA_SUCCESS;
 }
+FAKE_EXPORT CUresult cuMemGetInfo(unsigned int* free, unsigned int* total) {
+  size_t physical_free = 0;
+  size_t physical_total = 0;
+  const CUresult result = cuMemGetInfo_v2(&physical_free, &physical_total);
+  *free = fakecuda::clip32(physical_free);
+  *total = fakecuda::clip32(physical_total);
+  return result;
+}
 FAKE_EXPORT CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice device) {
-  if (device < 0 || device >= device_count()) return CUDA_ERROR_INVALID_DEVICE;
-  *bytes = total_bytes();
+  if (device < 0 || device >= fakecuda::device_count()) return CUDA_ERROR_INVALID_DEVICE;
+  *bytes = fakecuda::total_bytes();
+  return CUDA_SUCCESS;
+}
+FAKE_EXPORT CUresult cuDeviceTotalMem(unsigned int* bytes, CUdevice device) {
+  if (device < 0 || device >= fakecuda::device_count()) return CUDA_ERROR_INVALID_DEVICE;
+  *bytes = fakecuda::clip32(fakecuda::total_bytes());
   return CUDA_SUCCESS;
 }
 
-// Test backdoors (not driver API): device memory the interposer never saw, and how many
-// per-thread-default-stream entries ran.
+// Test backdoors (not driver API): device memory the interposer never saw, and counters of the
+// entries that ran.
 FAKE_EXPORT CUresult fakecuda_alloc_untracked(CUdeviceptr* dptr, size_t bytes) {
-  return allocate_current(dptr, bytes);
+  return fakecuda::allocate_current(dptr, bytes);
 }
 FAKE_EXPORT int fakecuda_ptsz_calls() { return gpu().ptsz_calls; }
+FAKE_EXPORT int fakecuda_v1_calls() { return gpu().v1_calls; }
+FAKE_EXPORT int fakecuda_graph_trims() { return gpu().graph_trims; }
 FAKE_EXPORT std::uint64_t fakecuda_physical_used(int device) {
   std::lock_guard lock(gpu().mutex);
   return gpu().used[device];
 }
-
-FAKE_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int cuda_version,
-                                      cuuint64_t flags);
-
-namespace {
-
-// The driver's name resolution as cuda.h spells it: base name + ABI version + stream flag.
-void* resolve_entry(const char* symbol, int cuda_version, cuuint64_t flags);
-
-}  // namespace
-
-FAKE_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cuda_version,
-                                         cuuint64_t flags, CUdriverProcAddressQueryResult* status) {
-  *pfn = resolve_entry(symbol, cuda_version, flags);
-  if (status != nullptr) {
-    *status = *pfn != nullptr ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-  }
-  return *pfn != nullptr ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
-}
-
-FAKE_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int cuda_version,
-                                      cuuint64_t flags) {
-  return cuGetProcAddress_v2(symbol, pfn, cuda_version, flags, nullptr);
-}
-
-namespace {
-
-template <class Function>
-void* entry(Function function) {
-  return reinterpret_cast<void*>(function);
-}
-
-void* resolve_entry(const char* symbol, int cuda_version, cuuint64_t flags) {
-  const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
-  const struct {
-    const char* name;
-    void* legacy;
-    void* per_thread;
-  } table[] = {
-      {"cuInit", entry(&cuInit), nullptr},
-      {"cuDeviceGet", entry(&cuDeviceGet), nullptr},
-      {"cuCtxCreate", entry(&cuCtxCreate_v2), nullptr},
-      {"cuCtxGetDevice", entry(&cuCtxGetDevice), nullptr},
-      {"cuMemAlloc", entry(&cuMemAlloc_v2), nullptr},
-      {"cuMemAllocPitch", entry(&cuMemAllocPitch_v2), nullptr},
-      {"cuMemAllocManaged", entry(&cuMemAllocManaged), nullptr},
-      {"cuMemAllocAsync", entry(&cuMemAllocAsync), entry(&cuMemAllocAsync_ptsz)},
-      {"cuMemAllocFromPoolAsync", entry(&cuMemAllocFromPoolAsync),
-       entry(&cuMemAllocFromPoolAsync_ptsz)},
-      {"cuMemFree", entry(&cuMemFree_v2), nullptr},
-      {"cuMemFreeAsync", entry(&cuMemFreeAsync), entry(&cuMemFreeAsync_ptsz)},
-      {"cuArrayCreate", entry(&cuArrayCreate_v2), nullptr},
-      {"cuArray3DCreate", entry(&cuArray3DCreate_v2), nullptr},
-      {"cuArrayDestroy", entry(&cuArrayDestroy), nullptr},
-      {"cuMemCreate", entry(&cuMemCreate), nullptr},
-      {"cuMemRelease", entry(&cuMemRelease), nullptr},
-      {"cuMemGetInfo", entry(&cuMemGetInfo_v2), nullptr},
-      {"cuDeviceTotalMem", entry(&cuDeviceTotalMem_v2), nullptr},
-      {"cuGetProcAddress",
-       cuda_version >= 12000 ? entry(&cuGetProcAddress_v2) : entry(&cuGetProcAddress), nullptr},
-  };
-  for (const auto& row : table) {
-    if (std::strcmp(row.name, symbol) != 0) continue;
-    return per_thread && row.per_thread != nullptr ? row.per_thread : row.legacy;
-  }
-  return nullptr;
-}
-
-}  // namespace

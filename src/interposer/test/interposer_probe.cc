@@ -1,5 +1,6 @@
 // The program the interposer tests run under LD_PRELOAD: executes the steps named on its command
-// line against the (fake) driver and prints one line per step, "<step> <numbers...>".
+// line against the (fake) driver and prints one line per step, "<step> <numbers...>". Graph and
+// lookup steps: probe_graph_steps.cc, probe_lookup_steps.cc.
 // It reaches the driver the three ways real programs do: direct calls (linked against
 // libcuda.so.1), cuGetProcAddress_v2 found with dlsym on a dlopen handle (cudart's path), and
 // dlsym(dlopen("libcuda.so.1"), "cuMemAlloc_v2").
@@ -15,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "interposer/cuda_abi.h"
+#include "probe.h"
 
 extern "C" {
 CUresult cuInit(unsigned int flags);
@@ -28,6 +29,9 @@ CUresult cuMemAllocManaged(CUdeviceptr* dptr, size_t bytes, unsigned int flags);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
 CUresult cuArray3DCreate_v2(CUarray* array, const CUDA_ARRAY3D_DESCRIPTOR* desc);
 CUresult cuArrayDestroy(CUarray array);
+CUresult cuMipmappedArrayCreate(CUmipmappedArray* handle, const CUDA_ARRAY3D_DESCRIPTOR* desc,
+                                unsigned int levels);
+CUresult cuMipmappedArrayDestroy(CUmipmappedArray handle);
 CUresult cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size,
                      const CUmemAllocationProp* prop, unsigned long long flags);
 CUresult cuMemRelease(CUmemGenericAllocationHandle handle);
@@ -37,9 +41,11 @@ CUresult fakecuda_alloc_untracked(CUdeviceptr* dptr, size_t bytes);
 int fakecuda_ptsz_calls();
 }
 
-namespace {
+namespace quotient::interposer::testing {
 
-constexpr std::uint64_t kMiB = 1ULL << 20;
+void* proc_address(const char* name, int cuda_version, cuuint64_t flags);
+
+namespace {
 
 using AllocFunction = CUresult (*)(CUdeviceptr*, size_t);
 using AllocAsyncFunction = CUresult (*)(CUdeviceptr*, size_t, CUstream);
@@ -55,15 +61,6 @@ void* cuda_handle() {
   return handle;
 }
 
-// cudart's discovery: dlsym(handle, "cuGetProcAddress_v2"), then ask it by base name.
-void* proc_address(const char* name, cuuint64_t flags) {
-  auto get = reinterpret_cast<GetProcAddressFunction>(dlsym(cuda_handle(), "cuGetProcAddress_v2"));
-  void* function = nullptr;
-  CUdriverProcAddressQueryResult status = 0;
-  if (get == nullptr || get(name, &function, 12080, flags, &status) != CUDA_SUCCESS) return nullptr;
-  return function;
-}
-
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> parts;
   std::size_t start = 0;
@@ -75,16 +72,18 @@ std::vector<std::string> split(const std::string& text) {
   }
 }
 
-std::uint64_t number(const std::vector<std::string>& parts, std::size_t index) {
-  return index < parts.size() ? std::strtoull(parts[index].c_str(), nullptr, 10) : 0;
+// array3d's descriptor: FLOAT (0x20) and 1 channel unless the step names a format and channels.
+CUDA_ARRAY3D_DESCRIPTOR descriptor(const Parts& parts) {
+  const bool has_format = parts.size() > 6;
+  return CUDA_ARRAY3D_DESCRIPTOR{number(parts, 1),
+                                 number(parts, 2),
+                                 number(parts, 3),
+                                 has_format ? static_cast<CUarray_format>(number(parts, 5)) : 0x20,
+                                 has_format ? static_cast<unsigned int>(number(parts, 6)) : 1U,
+                                 static_cast<unsigned int>(number(parts, 4))};
 }
 
-struct Probe {
-  std::vector<CUcontext> contexts;
-  std::vector<CUdeviceptr> pointers;
-  std::vector<CUarray> arrays;
-  std::vector<CUmemGenericAllocationHandle> handles;
-
+struct Probe : ProbeState {
   // `pointer` by reference: it is read after the call that fills it.
   void report_allocation(const std::string& step, CUresult result, const CUdeviceptr& pointer) {
     if (result == CUDA_SUCCESS) pointers.push_back(pointer);
@@ -143,14 +142,14 @@ struct Probe {
     } else if (name == "alloc") {
       report_allocation(name, cuMemAlloc_v2(&pointer, number(parts, 1) * kMiB), pointer);
     } else if (name == "alloc-gpa") {
-      auto alloc = reinterpret_cast<AllocFunction>(proc_address("cuMemAlloc", 0));
+      auto alloc = reinterpret_cast<AllocFunction>(proc_address("cuMemAlloc", 12080, 0));
       report_allocation(name, alloc(&pointer, number(parts, 1) * kMiB), pointer);
     } else if (name == "alloc-dlsym") {
       auto alloc = reinterpret_cast<AllocFunction>(dlsym(cuda_handle(), "cuMemAlloc_v2"));
       report_allocation(name, alloc(&pointer, number(parts, 1) * kMiB), pointer);
     } else if (name == "async-ptsz") {
       auto alloc = reinterpret_cast<AllocAsyncFunction>(
-          proc_address("cuMemAllocAsync", CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM));
+          proc_address("cuMemAllocAsync", 12080, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM));
       report_allocation(name, alloc(&pointer, number(parts, 1) * kMiB, nullptr), pointer);
     } else if (name == "ptsz-calls") {
       std::printf("ptsz-calls %d\n", fakecuda_ptsz_calls());
@@ -161,9 +160,8 @@ struct Probe {
       report_allocation(name,
                         cuMemAllocPitch_v2(&pointer, &pitch, number(parts, 1), number(parts, 2), 4),
                         pointer);
-    } else if (name == "array3d") {  // array3d:<w>:<h>:<d>, FLOAT, 1 channel
-      const CUDA_ARRAY3D_DESCRIPTOR desc{
-          number(parts, 1), number(parts, 2), number(parts, 3), 0x20, 1, 0};
+    } else if (name == "array3d") {  // array3d:<w>:<h>:<d>[:<flags>[:<format>:<channels>]]
+      const CUDA_ARRAY3D_DESCRIPTOR desc = descriptor(parts);
       CUarray array = nullptr;
       const CUresult result = cuArray3DCreate_v2(&array, &desc);
       if (result == CUDA_SUCCESS) arrays.push_back(array);
@@ -171,6 +169,16 @@ struct Probe {
     } else if (name == "array-destroy") {
       std::printf("array-destroy %d\n", cuArrayDestroy(arrays.back()));
       arrays.pop_back();
+    } else if (name == "mipmap") {  // mipmap:<w>:<h>:<levels>, FLOAT, 1 channel
+      const CUDA_ARRAY3D_DESCRIPTOR desc{number(parts, 1), number(parts, 2), 0, 0x20, 1, 0};
+      CUmipmappedArray mipmap = nullptr;
+      const CUresult result =
+          cuMipmappedArrayCreate(&mipmap, &desc, static_cast<unsigned int>(number(parts, 3)));
+      if (result == CUDA_SUCCESS) mipmaps.push_back(mipmap);
+      std::printf("mipmap %d\n", result);
+    } else if (name == "mipmap-destroy") {
+      std::printf("mipmap-destroy %d\n", cuMipmappedArrayDestroy(mipmaps.back()));
+      mipmaps.pop_back();
     } else if (name == "vmm") {  // vmm:<device>:<MiB>
       CUmemAllocationProp prop{};
       prop.location =
@@ -214,7 +222,8 @@ struct Probe {
       std::string ignored;
       while (std::getline(std::cin, ignored)) {
       }
-    } else {
+    } else if (!run_graph_step(*this, parts) && !run_lookup_step(*this, parts) &&
+               !run_pool_step(*this, parts)) {
       std::printf("unknown-step %s\n", name.c_str());
     }
     std::fflush(stdout);
@@ -223,9 +232,26 @@ struct Probe {
 
 }  // namespace
 
+// cudart's discovery: dlsym(handle, "cuGetProcAddress_v2"), then ask it by base name.
+void* proc_address(const char* name, int cuda_version, cuuint64_t flags) {
+  auto get = reinterpret_cast<GetProcAddressFunction>(dlsym(cuda_handle(), "cuGetProcAddress_v2"));
+  void* function = nullptr;
+  CUdriverProcAddressQueryResult status = 0;
+  if (get == nullptr || get(name, &function, cuda_version, flags, &status) != CUDA_SUCCESS) {
+    return nullptr;
+  }
+  return function;
+}
+
+std::uint64_t number(const Parts& parts, std::size_t index) {
+  return index < parts.size() ? std::strtoull(parts[index].c_str(), nullptr, 10) : 0;
+}
+
+}  // namespace quotient::interposer::testing
+
 int main(int argc, char** argv) {
   cuInit(0);
-  Probe probe;
+  quotient::interposer::testing::Probe probe;
   for (int index = 1; index < argc; ++index) probe.step(argv[index]);
   return 0;
 }
