@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "core/build_steps.h"
+#include "core/node_health.h"
 
 namespace quotient::core::build {
 namespace {
@@ -39,9 +40,39 @@ std::optional<int64_t> GpuMemoryMib(const Labels& labels) {
 std::string UnusableReason(const NodeObject& o) {
   if (!o.problems.empty()) return "invalid node: " + o.problems.front();
   if (!o.ready) return "node is not Ready";
+  // The remediator's taints hold whatever a pod tolerates: a pod that tolerates every taint
+  // must still not land on a GPU that is failing.
+  for (const Taint& t : o.taints) {
+    if (t.key == kHardwareRepairTaint) {
+      return "node awaits hardware repair (taint " + t.key + "=" + t.value + ")";
+    }
+    if (t.key == kUnhealthyTaint) {
+      return "node is being remediated (taint " + t.key + "=" + t.value + ")";
+    }
+  }
   if (o.unschedulable) return "node is cordoned (spec.unschedulable)";
   if (!o.bad_conditions.empty()) return "node has condition " + o.bad_conditions.front();
+  for (const FaultCondition& c : o.fault_conditions) {
+    // Confined to GPUs the agent names with the same reason: only those GPUs are left out.
+    const bool confined = !c.reason.empty() &&
+                          std::any_of(o.unhealthy_gpus.begin(), o.unhealthy_gpus.end(),
+                                      [&](const UnhealthyGpu& g) { return g.reason == c.reason; });
+    if (!confined) {
+      return "node has condition " + c.type + (c.reason.empty() ? "" : " (" + c.reason + ")");
+    }
+  }
   return "";
+}
+
+// GPUs left for placement once the agent's unhealthy ones are out. The device plugin may have
+// taken the same GPU out of allocatable already (it does for XIDs): counting from capacity when
+// it is known means such a GPU is not taken out twice.
+Quantity HealthyGpuMilli(const NodeObject& o) {
+  const int64_t unhealthy = static_cast<int64_t>(o.unhealthy_gpus.size());
+  if (unhealthy == 0) return o.allocatable.gpu_milli;
+  const Quantity total = o.capacity_gpu_milli.value_or(o.allocatable.gpu_milli);
+  const Quantity left = Max(Quantity(0), total - Quantity(unhealthy * 1000));
+  return Min(o.allocatable.gpu_milli, left);
 }
 
 }  // namespace
@@ -52,6 +83,8 @@ Node NodeFromObject(const NodeObject& o, const SnapshotOptions& options, Reporte
   n.labels = o.meta.labels;
   n.taints = o.taints;
   n.allocatable = o.allocatable;
+  n.allocatable.gpu_milli = HealthyGpuMilli(o);
+  n.unhealthy_gpus = static_cast<int64_t>(o.unhealthy_gpus.size());
   if (auto it = o.meta.labels.find(options.node_pool_label_key); it != o.meta.labels.end()) {
     n.node_pool = it->second;
   }
@@ -68,7 +101,7 @@ Node NodeFromObject(const NodeObject& o, const SnapshotOptions& options, Reporte
   for (const auto& [name, amount] : o.allocatable.scalars()) {
     if (MigGpuUnits(name) && !amount.is_zero()) n.mig_enabled = true;
   }
-  n.gpus.resize(static_cast<size_t>(std::max<int64_t>(0, o.allocatable.gpu_milli.value() / 1000)));
+  n.gpus.resize(static_cast<size_t>(std::max<int64_t>(0, n.allocatable.gpu_milli.value() / 1000)));
   return n;
 }
 

@@ -62,14 +62,32 @@ struct Toleration {
   std::string effect;  // empty = all effects
 };
 
+// A fault condition of the node agent's that is True (core/node_health.h).
+struct FaultCondition {
+  std::string type;    // GpuXidFatal, ...
+  std::string reason;  // Xid79, ...
+};
+
+// A GPU the node agent reports unhealthy (core/node_health.h).
+struct UnhealthyGpu {
+  std::string uuid;
+  int64_t index = -1;
+  std::string reason;
+};
+
 struct NodeObject {
   ObjectMeta meta;
   ResourceVector allocatable;  // status.allocatable (capacity rounds down)
+  // status.capacity's nvidia.com/gpu, when given: the device plugin takes devices it finds
+  // unhealthy out of allocatable only, so capacity tells whether it already left one out.
+  std::optional<Quantity> capacity_gpu_milli;
   bool unschedulable = false;  // spec.unschedulable (cordoned)
   bool ready = true;           // condition Ready is True (a node with no conditions counts ready)
   // Conditions that make a node unusable when True: MemoryPressure, DiskPressure, PIDPressure,
   // NetworkUnavailable. Sorted.
   std::vector<std::string> bad_conditions;
+  std::vector<FaultCondition> fault_conditions;  // the node agent's, True ones, by type
+  std::vector<UnhealthyGpu> unhealthy_gpus;      // the quotient.dev/gpu-health annotation
   std::vector<Taint> taints;
   std::vector<std::string> problems;
 };

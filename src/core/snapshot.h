@@ -69,6 +69,8 @@ struct Node {
   std::string unusable_reason;
   std::optional<int64_t> gpu_memory_mib;  // nvidia.com/gpu.memory label, when present and valid
   bool mig_enabled = false;
+  // GPUs the node agent reports unhealthy, already left out of `allocatable` and `gpus`.
+  int64_t unhealthy_gpus = 0;
   std::vector<GpuDevice> gpus;  // one per allocatable nvidia.com/gpu (more if over-committed)
   std::vector<Index> pods;      // pods holding resources here, sorted by key
   ResourceVector used;          // sum of requests of those pods

@@ -427,6 +427,73 @@ TEST(SharedGpus, AReservationPodHoldsItsGroupsDeviceNotAWholeGpuMore) {
   EXPECT_EQ(n1.used.gpu_milli, Quantity(0));  // the reservations add no whole GPU
 }
 
+TEST(NodeHealth, FaultConditionsAndRemediationTaintsTakeTheNodeOutWhateverIsTolerated) {
+  ClusterObjects objects;
+  NodeObject faulty = MakeNode("faulty").Gpus(8);
+  faulty.fault_conditions = {{"GpuXidFatal", "Xid79"}};
+  // A GPU named unhealthy for another reason does not confine the Xid79 fault.
+  faulty.unhealthy_gpus = {{"GPU-1", 1, "RowRemapPending"}};
+  objects.nodes.push_back(faulty);
+  NodeObject remediated = MakeNode("remediated").Gpus(8);
+  remediated.taints.push_back({"quotient.dev/unhealthy", "GpuXidFatal", "NoSchedule"});
+  objects.nodes.push_back(remediated);
+  NodeObject repair = MakeNode("repair").Gpus(8);
+  repair.taints.push_back({"quotient.dev/hardware-repair", "Xid79", "NoSchedule"});
+  objects.nodes.push_back(repair);
+  objects.nodes.push_back(MakeNode("healthy").Gpus(8));
+  const Snapshot s = Build(objects).snapshot;
+  const auto node = [&](std::string_view name) -> const core::Node& {
+    return s.nodes[static_cast<size_t>(s.FindNode(name))];
+  };
+  EXPECT_FALSE(node("faulty").usable);
+  EXPECT_EQ(node("faulty").unusable_reason, "node has condition GpuXidFatal (Xid79)");
+  EXPECT_FALSE(node("remediated").usable);
+  EXPECT_EQ(node("remediated").unusable_reason,
+            "node is being remediated (taint quotient.dev/unhealthy=GpuXidFatal)");
+  EXPECT_FALSE(node("repair").usable);
+  EXPECT_NE(node("repair").unusable_reason.find("hardware repair"), std::string::npos);
+  EXPECT_TRUE(node("healthy").usable);
+  // Fair share counts only the healthy node's 8 GPUs.
+  EXPECT_EQ(ClusterCapacity(s)[ShareResource::kGpu], Quantity(8000));
+}
+
+TEST(NodeHealth, AFaultConfinedToTheGpusTheAgentNamesLeavesTheRestOfTheNodeInUse) {
+  ClusterObjects objects;
+  NodeObject n = MakeNode("n").Gpus(8);
+  n.capacity_gpu_milli = Quantity(8000);
+  n.fault_conditions = {{"GpuMemoryDegraded", "RowRemapPending"}, {"GpuXidFatal", "Xid119"}};
+  n.unhealthy_gpus = {{"GPU-2", 2, "RowRemapPending"}, {"GPU-6", 6, "Xid119"}};
+  objects.nodes.push_back(n);
+  const Snapshot s = Build(objects).snapshot;
+  const core::Node& node = s.nodes.front();
+  EXPECT_TRUE(node.usable) << node.unusable_reason;
+  EXPECT_EQ(node.gpus.size(), 6u);
+  EXPECT_EQ(ClusterCapacity(s)[ShareResource::kGpu], Quantity(6000));
+}
+
+TEST(NodeHealth, AnUnhealthyGpuLeavesPlacementAndCapacityButNotTwice) {
+  ClusterObjects objects;
+  // The agent reports GPU 3 unhealthy; the device plugin has not noticed (allocatable 8 of 8).
+  NodeObject agent_only = MakeNode("a").Gpus(8);
+  agent_only.capacity_gpu_milli = Quantity(8000);
+  agent_only.unhealthy_gpus = {{"GPU-3", 3, "RowRemapPending"}};
+  objects.nodes.push_back(agent_only);
+  // Both saw it: the device plugin took it out of allocatable (7 of 8) already.
+  NodeObject both = MakeNode("b").Gpus(7);
+  both.capacity_gpu_milli = Quantity(8000);
+  both.unhealthy_gpus = {{"GPU-5", 5, "Xid48"}};
+  objects.nodes.push_back(both);
+  const Snapshot s = Build(objects).snapshot;
+  const core::Node& a = s.nodes[static_cast<size_t>(s.FindNode("a"))];
+  const core::Node& b = s.nodes[static_cast<size_t>(s.FindNode("b"))];
+  EXPECT_TRUE(a.usable);
+  EXPECT_EQ(a.gpus.size(), 7u);
+  EXPECT_EQ(a.allocatable.gpu_milli, Quantity(7000));
+  EXPECT_EQ(a.unhealthy_gpus, 1);
+  EXPECT_EQ(b.gpus.size(), 7u);  // not 6
+  EXPECT_EQ(ClusterCapacity(s)[ShareResource::kGpu], Quantity(14000));
+}
+
 TEST(NodeLabels, GpuMemoryInBytesMigAndPool) {
   ClusterObjects objects;
   objects.nodes.push_back(

@@ -1,7 +1,10 @@
 // v1 Node -> core::NodeObject.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
+#include <tuple>
 
+#include "core/node_health.h"
 #include "kube/codecs.h"
 #include "kube/object_meta.h"
 
@@ -9,7 +12,7 @@ namespace quotient::kube {
 namespace {
 
 // Node conditions that make a node unusable when their status is True.
-bool IsBadCondition(std::string_view type) {
+bool IsPressureCondition(std::string_view type) {
   return type == "MemoryPressure" || type == "DiskPressure" || type == "PIDPressure" ||
          type == "NetworkUnavailable";
 }
@@ -42,13 +45,55 @@ void DecodeConditions(FieldDecoder& d, const Value* status, core::NodeObject& no
         d.String(condition->Find("status"), FieldPath(field, "status")).value_or("");
     if (type == "Ready") {
       node.ready = value == "True";
-    } else if (IsBadCondition(type) && value == "True") {
+    } else if (IsPressureCondition(type) && value == "True") {
       node.bad_conditions.push_back(type);
+    } else if (core::IsFaultCondition(type) && value == "True") {
+      // The agent's reason says which fault (Xid79, FallenOffBus): shown in pending reasons,
+      // and matched against the GPUs it names in its gpu-health annotation.
+      const std::string reason =
+          d.String(condition->Find("reason"), FieldPath(field, "reason")).value_or("");
+      node.fault_conditions.push_back({type, reason});
     }
   }
   std::sort(node.bad_conditions.begin(), node.bad_conditions.end());
   node.bad_conditions.erase(std::unique(node.bad_conditions.begin(), node.bad_conditions.end()),
                             node.bad_conditions.end());
+  std::sort(node.fault_conditions.begin(), node.fault_conditions.end(),
+            [](const core::FaultCondition& a, const core::FaultCondition& b) {
+              return std::tie(a.type, a.reason) < std::tie(b.type, b.reason);
+            });
+}
+
+// quotient.dev/gpu-health: {"unhealthy": [{"uuid", "index", "reason"}]}. Unreadable health is
+// a problem of the node's (it is then not used), never a guess that its GPUs are fine.
+void DecodeGpuHealth(core::NodeObject& node) {
+  auto it = node.meta.annotations.find(std::string(core::kGpuHealthAnnotation));
+  if (it == node.meta.annotations.end()) return;
+  const std::string field = "metadata.annotations[" + std::string(core::kGpuHealthAnnotation) + "]";
+  Result<Value> doc = ParseJson(it->second);
+  if (!doc.ok() || !doc->is_mapping()) {
+    node.problems.push_back(field + ": not a JSON object");
+    return;
+  }
+  const Value* unhealthy = doc->Find("unhealthy");
+  if (unhealthy == nullptr || unhealthy->is_null()) return;
+  if (!unhealthy->is_sequence()) {
+    node.problems.push_back(field + ".unhealthy: not a list");
+    return;
+  }
+  for (const Value& entry : unhealthy->items()) {
+    if (!entry.is_mapping()) {
+      node.problems.push_back(field + ".unhealthy: an entry is not an object");
+      return;
+    }
+    core::UnhealthyGpu gpu;
+    if (const Value* uuid = entry.Find("uuid"); uuid != nullptr) gpu.uuid = uuid->text();
+    if (const Value* reason = entry.Find("reason"); reason != nullptr) gpu.reason = reason->text();
+    if (const Value* index = entry.Find("index"); index != nullptr) {
+      gpu.index = std::strtoll(index->text().c_str(), nullptr, 10);
+    }
+    node.unhealthy_gpus.push_back(std::move(gpu));
+  }
 }
 
 }  // namespace
@@ -74,8 +119,15 @@ std::optional<core::NodeObject> DecodeNode(const Value& object, const DecodeCont
       DecodeResourceList(d, status->Find("capacity"), "status.capacity", core::Rounding::kDown,
                          node.allocatable);
     }
+    if (const Value* capacity = status->Find("capacity");
+        capacity != nullptr && capacity->is_mapping() && capacity->Find("nvidia.com/gpu")) {
+      core::ResourceVector total;
+      DecodeResourceList(d, capacity, "status.capacity", core::Rounding::kDown, total);
+      node.capacity_gpu_milli = total.gpu_milli;
+    }
     DecodeConditions(d, status, node);
   }
+  DecodeGpuHealth(node);
   return node;
 }
 

@@ -156,6 +156,45 @@ status:
   phase: Running
 )";
 
+TEST(NodeCodec, ReadsTheNodeAgentsFaultsAndUnhealthyGpus) {
+  LoadResult r = Decode(R"({"apiVersion": "v1", "kind": "Node",
+    "metadata": {"name": "n", "annotations": {"quotient.dev/gpu-health":
+      "{\"unhealthy\": [{\"uuid\": \"GPU-aa\", \"index\": 3, \"reason\": \"RowRemapPending\"}]}"}},
+    "status": {"capacity": {"nvidia.com/gpu": "8"}, "allocatable": {"nvidia.com/gpu": "7"},
+      "conditions": [
+        {"type": "Ready", "status": "True"},
+        {"type": "GpuXidFatal", "status": "True", "reason": "Xid79"},
+        {"type": "GpuLost", "status": "False", "reason": "GpuHealthy"},
+        {"type": "IbPortDegraded", "status": "Unknown"},
+        {"type": "GpuMemoryDegraded", "status": "True", "reason": "RowRemapPending"}]}})",
+                        "node.json");
+  ASSERT_EQ(r.objects.nodes.size(), 1u);
+  const core::NodeObject& n = r.objects.nodes[0];
+  EXPECT_TRUE(n.problems.empty());
+  // The agent's faults that are True, with their reasons; not the kubelet's pressure list.
+  EXPECT_TRUE(n.bad_conditions.empty());
+  ASSERT_EQ(n.fault_conditions.size(), 2u);
+  EXPECT_EQ(n.fault_conditions[0].type, "GpuMemoryDegraded");
+  EXPECT_EQ(n.fault_conditions[0].reason, "RowRemapPending");
+  EXPECT_EQ(n.fault_conditions[1].type, "GpuXidFatal");
+  EXPECT_EQ(n.fault_conditions[1].reason, "Xid79");
+  ASSERT_EQ(n.unhealthy_gpus.size(), 1u);
+  EXPECT_EQ(n.unhealthy_gpus[0].uuid, "GPU-aa");
+  EXPECT_EQ(n.unhealthy_gpus[0].index, 3);
+  EXPECT_EQ(n.unhealthy_gpus[0].reason, "RowRemapPending");
+  EXPECT_EQ(n.capacity_gpu_milli, Quantity(8000));
+  EXPECT_EQ(n.allocatable.gpu_milli, Quantity(7000));
+}
+
+TEST(NodeCodec, UnreadableGpuHealthIsAProblemNotAHealthyNode) {
+  LoadResult r = Decode(R"({"apiVersion": "v1", "kind": "Node",
+    "metadata": {"name": "n", "annotations": {"quotient.dev/gpu-health": "[1, 2"}}})",
+                        "node.json");
+  ASSERT_EQ(r.objects.nodes.size(), 1u);
+  ASSERT_EQ(r.objects.nodes[0].problems.size(), 1u);
+  EXPECT_NE(r.objects.nodes[0].problems[0].find("quotient.dev/gpu-health"), std::string::npos);
+}
+
 TEST(PodCodec, ReadsSpecStatusAndContainerRequests) {
   LoadResult r = Decode(kPodYaml);
   EXPECT_TRUE(r.diagnostics.empty()) << r.diagnostics[0].ToString();

@@ -1,0 +1,37 @@
+// What the scheduler reads of node health (issue 12): the fault conditions `quotient node-agent`
+// sets, the GPUs it reports unhealthy, and the taints `quotient remediator` puts on a node it
+// takes out. A node with a fault condition True that is not confined to some of its GPUs, or
+// with one of those taints, is unusable whatever its pods tolerate; an unhealthy GPU is left out
+// of placement and capacity while the rest of its node stays in use. Fair share is computed on what
+// is left: a team does not lose its guarantee to broken hardware, and nobody is promised a share of
+// it.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace quotient::core {
+
+// Per-GPU health on the Node, written by the agent: JSON
+//   {"unhealthy": [{"uuid": "GPU-...", "index": 2, "reason": "RowRemapPending"}]}
+inline constexpr std::string_view kGpuHealthAnnotation = "quotient.dev/gpu-health";
+// The remediator's taints (NoSchedule): a node in remediation, and one waiting for a person.
+inline constexpr std::string_view kUnhealthyTaint = "quotient.dev/unhealthy";
+inline constexpr std::string_view kHardwareRepairTaint = "quotient.dev/hardware-repair";
+
+// The agent's fault condition types (True = fault). A True one takes its node out of scheduling,
+// unless the fault is confined to GPUs: the agent then also lists those GPUs in
+// kGpuHealthAnnotation with the condition's reason (e.g. RowRemapPending, Xid119), and only they
+// are left out. The agent's policy decides each signal's scope.
+inline constexpr std::array<std::string_view, 8> kFaultConditions = {
+    "GpuXidFatal",     "GpuLost",        "GpuMemoryDegraded",     "GpuNvlinkDegraded",
+    "GpuPcieDegraded", "IbPortDegraded", "GpuDriverUnresponsive", "GpuRemediationRequired"};
+
+inline bool IsFaultCondition(std::string_view type) {
+  for (std::string_view t : kFaultConditions) {
+    if (t == type) return true;
+  }
+  return false;
+}
+
+}  // namespace quotient::core
