@@ -13,7 +13,9 @@
 namespace quotient::core {
 
 // Per-GPU health on the Node, written by the agent: JSON
-//   {"unhealthy": [{"uuid": "GPU-...", "index": 2, "reason": "RowRemapPending"}]}
+//   {"unhealthy": [{"uuid": "GPU-...", "index": 2, "reason": "RowRemapPending,Xid79"}]}
+// (a GPU's reasons joined with commas; other fields, such as "bdf" or an "unknown" list, are
+// not read).
 inline constexpr std::string_view kGpuHealthAnnotation = "quotient.dev/gpu-health";
 // The remediator's taints (NoSchedule): a node in remediation, and one waiting for a person.
 inline constexpr std::string_view kUnhealthyTaint = "quotient.dev/unhealthy";

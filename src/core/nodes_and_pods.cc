@@ -37,6 +37,18 @@ std::optional<int64_t> GpuMemoryMib(const Labels& labels) {
   return mib;
 }
 
+// Whether a GPU's reasons ("RowRemapPending,Xid79": the agent joins them with commas) include
+// `reason`.
+bool NamesReason(std::string_view reasons, std::string_view reason) {
+  while (!reasons.empty()) {
+    const size_t comma = reasons.find(',');
+    if (reasons.substr(0, comma) == reason) return true;
+    if (comma == std::string_view::npos) break;
+    reasons.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
 std::string UnusableReason(const NodeObject& o) {
   if (!o.problems.empty()) return "invalid node: " + o.problems.front();
   if (!o.ready) return "node is not Ready";
@@ -54,9 +66,10 @@ std::string UnusableReason(const NodeObject& o) {
   if (!o.bad_conditions.empty()) return "node has condition " + o.bad_conditions.front();
   for (const FaultCondition& c : o.fault_conditions) {
     // Confined to GPUs the agent names with the same reason: only those GPUs are left out.
-    const bool confined = !c.reason.empty() &&
-                          std::any_of(o.unhealthy_gpus.begin(), o.unhealthy_gpus.end(),
-                                      [&](const UnhealthyGpu& g) { return g.reason == c.reason; });
+    const bool confined =
+        !c.reason.empty() &&
+        std::any_of(o.unhealthy_gpus.begin(), o.unhealthy_gpus.end(),
+                    [&](const UnhealthyGpu& g) { return NamesReason(g.reason, c.reason); });
     if (!confined) {
       return "node has condition " + c.type + (c.reason.empty() ? "" : " (" + c.reason + ")");
     }

@@ -462,7 +462,8 @@ TEST(NodeHealth, AFaultConfinedToTheGpusTheAgentNamesLeavesTheRestOfTheNodeInUse
   NodeObject n = MakeNode("n").Gpus(8);
   n.capacity_gpu_milli = Quantity(8000);
   n.fault_conditions = {{"GpuMemoryDegraded", "RowRemapPending"}, {"GpuXidFatal", "Xid119"}};
-  n.unhealthy_gpus = {{"GPU-2", 2, "RowRemapPending"}, {"GPU-6", 6, "Xid119"}};
+  // The agent joins a GPU's reasons with commas.
+  n.unhealthy_gpus = {{"GPU-2", 2, "RowRemapPending"}, {"GPU-6", 6, "Xid13,Xid119"}};
   objects.nodes.push_back(n);
   const Snapshot s = Build(objects).snapshot;
   const core::Node& node = s.nodes.front();
