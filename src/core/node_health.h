@@ -13,18 +13,20 @@
 namespace quotient::core {
 
 // Per-GPU health on the Node, written by the agent: JSON
-//   {"unhealthy": [{"uuid": "GPU-...", "index": 2, "reason": "RowRemapPending,Xid79"}]}
-// (a GPU's reasons joined with commas; other fields, such as "bdf" or an "unknown" list, are
-// not read).
+//   {"unhealthy": [{"uuid": "GPU-...", "index": 2, "reason": "RowRemapPending,Xid79"}],
+//    "confined": ["RowRemapPending"]}
+// "unhealthy": the GPUs to leave out (a GPU's reasons joined with commas). "confined": the
+// reasons of faults the agent's policy scopes to a GPU. Other fields ("bdf", an "unknown" list)
+// are not read.
 inline constexpr std::string_view kGpuHealthAnnotation = "quotient.dev/gpu-health";
 // The remediator's taints (NoSchedule): a node in remediation, and one waiting for a person.
 inline constexpr std::string_view kUnhealthyTaint = "quotient.dev/unhealthy";
 inline constexpr std::string_view kHardwareRepairTaint = "quotient.dev/hardware-repair";
 
 // The agent's fault condition types (True = fault). A True one takes its node out of scheduling,
-// unless the fault is confined to GPUs: the agent then also lists those GPUs in
-// kGpuHealthAnnotation with the condition's reason (e.g. RowRemapPending, Xid119), and only they
-// are left out. The agent's policy decides each signal's scope.
+// unless its reason is one the agent lists as confined to GPUs (its policy decides each signal's
+// scope: RowRemapPending is a GPU's, Xid79 the node's): then only the unhealthy GPUs are left
+// out.
 inline constexpr std::array<std::string_view, 8> kFaultConditions = {
     "GpuXidFatal",     "GpuLost",        "GpuMemoryDegraded",     "GpuNvlinkDegraded",
     "GpuPcieDegraded", "IbPortDegraded", "GpuDriverUnresponsive", "GpuRemediationRequired"};

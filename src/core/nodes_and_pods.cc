@@ -37,18 +37,6 @@ std::optional<int64_t> GpuMemoryMib(const Labels& labels) {
   return mib;
 }
 
-// Whether a GPU's reasons ("RowRemapPending,Xid79": the agent joins them with commas) include
-// `reason`.
-bool NamesReason(std::string_view reasons, std::string_view reason) {
-  while (!reasons.empty()) {
-    const size_t comma = reasons.find(',');
-    if (reasons.substr(0, comma) == reason) return true;
-    if (comma == std::string_view::npos) break;
-    reasons.remove_prefix(comma + 1);
-  }
-  return false;
-}
-
 std::string UnusableReason(const NodeObject& o) {
   if (!o.problems.empty()) return "invalid node: " + o.problems.front();
   if (!o.ready) return "node is not Ready";
@@ -65,11 +53,10 @@ std::string UnusableReason(const NodeObject& o) {
   if (o.unschedulable) return "node is cordoned (spec.unschedulable)";
   if (!o.bad_conditions.empty()) return "node has condition " + o.bad_conditions.front();
   for (const FaultCondition& c : o.fault_conditions) {
-    // Confined to GPUs the agent names with the same reason: only those GPUs are left out.
+    // A fault the agent scopes to GPUs: only the unhealthy GPUs are left out.
     const bool confined =
-        !c.reason.empty() &&
-        std::any_of(o.unhealthy_gpus.begin(), o.unhealthy_gpus.end(),
-                    [&](const UnhealthyGpu& g) { return NamesReason(g.reason, c.reason); });
+        !c.reason.empty() && std::find(o.confined_reasons.begin(), o.confined_reasons.end(),
+                                       c.reason) != o.confined_reasons.end();
     if (!confined) {
       return "node has condition " + c.type + (c.reason.empty() ? "" : " (" + c.reason + ")");
     }

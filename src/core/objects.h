@@ -88,6 +88,7 @@ struct NodeObject {
   std::vector<std::string> bad_conditions;
   std::vector<FaultCondition> fault_conditions;  // the node agent's, True ones, by type
   std::vector<UnhealthyGpu> unhealthy_gpus;      // the quotient.dev/gpu-health annotation
+  std::vector<std::string> confined_reasons;     // its "confined": fault reasons scoped to a GPU
   std::vector<Taint> taints;
   std::vector<std::string> problems;
 };

@@ -431,8 +431,10 @@ TEST(NodeHealth, FaultConditionsAndRemediationTaintsTakeTheNodeOutWhateverIsTole
   ClusterObjects objects;
   NodeObject faulty = MakeNode("faulty").Gpus(8);
   faulty.fault_conditions = {{"GpuXidFatal", "Xid79"}};
-  // A GPU named unhealthy for another reason does not confine the Xid79 fault.
-  faulty.unhealthy_gpus = {{"GPU-1", 1, "RowRemapPending"}};
+  // A GPU named unhealthy for the same reason does not confine a fault the agent scopes to the
+  // node (Xid79 is not in its confined list).
+  faulty.unhealthy_gpus = {{"GPU-1", 1, "Xid79"}};
+  faulty.confined_reasons = {"RowRemapPending"};
   objects.nodes.push_back(faulty);
   NodeObject remediated = MakeNode("remediated").Gpus(8);
   remediated.taints.push_back({"quotient.dev/unhealthy", "GpuXidFatal", "NoSchedule"});
@@ -462,8 +464,8 @@ TEST(NodeHealth, AFaultConfinedToTheGpusTheAgentNamesLeavesTheRestOfTheNodeInUse
   NodeObject n = MakeNode("n").Gpus(8);
   n.capacity_gpu_milli = Quantity(8000);
   n.fault_conditions = {{"GpuMemoryDegraded", "RowRemapPending"}, {"GpuXidFatal", "Xid119"}};
-  // The agent joins a GPU's reasons with commas.
   n.unhealthy_gpus = {{"GPU-2", 2, "RowRemapPending"}, {"GPU-6", 6, "Xid13,Xid119"}};
+  n.confined_reasons = {"RowRemapPending", "Xid119"};
   objects.nodes.push_back(n);
   const Snapshot s = Build(objects).snapshot;
   const core::Node& node = s.nodes.front();

@@ -75,6 +75,13 @@ void DecodeGpuHealth(core::NodeObject& node) {
     node.problems.push_back(field + ": not a JSON object");
     return;
   }
+  if (const Value* confined = doc->Find("confined"); confined != nullptr && !confined->is_null()) {
+    if (!confined->is_sequence()) {
+      node.problems.push_back(field + ".confined: not a list");
+      return;
+    }
+    for (const Value& reason : confined->items()) node.confined_reasons.push_back(reason.text());
+  }
   const Value* unhealthy = doc->Find("unhealthy");
   if (unhealthy == nullptr || unhealthy->is_null()) return;
   if (!unhealthy->is_sequence()) {

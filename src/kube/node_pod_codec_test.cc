@@ -159,7 +159,7 @@ status:
 TEST(NodeCodec, ReadsTheNodeAgentsFaultsAndUnhealthyGpus) {
   LoadResult r = Decode(R"({"apiVersion": "v1", "kind": "Node",
     "metadata": {"name": "n", "annotations": {"quotient.dev/gpu-health":
-      "{\"unhealthy\": [{\"uuid\": \"GPU-aa\", \"index\": 3, \"reason\": \"RowRemapPending\"}]}"}},
+      "{\"unhealthy\": [{\"uuid\": \"GPU-aa\", \"index\": 3, \"reason\": \"RowRemapPending\"}], \"confined\": [\"RowRemapPending\"]}"}},
     "status": {"capacity": {"nvidia.com/gpu": "8"}, "allocatable": {"nvidia.com/gpu": "7"},
       "conditions": [
         {"type": "Ready", "status": "True"},
@@ -182,6 +182,7 @@ TEST(NodeCodec, ReadsTheNodeAgentsFaultsAndUnhealthyGpus) {
   EXPECT_EQ(n.unhealthy_gpus[0].uuid, "GPU-aa");
   EXPECT_EQ(n.unhealthy_gpus[0].index, 3);
   EXPECT_EQ(n.unhealthy_gpus[0].reason, "RowRemapPending");
+  EXPECT_EQ(n.confined_reasons, std::vector<std::string>{"RowRemapPending"});
   EXPECT_EQ(n.capacity_gpu_milli, Quantity(8000));
   EXPECT_EQ(n.allocatable.gpu_milli, Quantity(7000));
 }
