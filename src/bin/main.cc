@@ -5,6 +5,7 @@
 #include "cli/bench_command.h"
 #include "cli/generate_command.h"
 #include "cli/gpu_reservation_command.h"
+#include "cli/node_agent_command.h"
 #include "cli/podgrouper_command.h"
 #include "cli/schedule_command.h"
 #include "cli/scheduler_command.h"
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
   CLI::App* webhook = quotient::cli::AddWebhookCommand(app, webhook_flags);
   quotient::cli::GpuReservationFlags gpu_reservation_flags;
   CLI::App* gpu_reservation = quotient::cli::AddGpuReservationCommand(app, gpu_reservation_flags);
+  quotient::cli::NodeAgentFlags node_agent_flags;
+  CLI::App* node_agent = quotient::cli::AddNodeAgentCommand(app, node_agent_flags);
   quotient::cli::SimulateFlags simulate_flags;
   CLI::App* simulate = quotient::cli::AddSimulateCommand(app, simulate_flags);
   quotient::cli::TracePhillyFlags trace_philly_flags;
@@ -57,6 +60,7 @@ int main(int argc, char** argv) {
   if (podgrouper->parsed()) return quotient::cli::RunPodGrouper(podgrouper_flags);
   if (webhook->parsed()) return quotient::cli::RunWebhook(webhook_flags);
   if (gpu_reservation->parsed()) return quotient::cli::RunGpuReservation(gpu_reservation_flags);
+  if (node_agent->parsed()) return quotient::cli::RunNodeAgent(node_agent_flags);
   if (trace.philly->parsed()) {
     return quotient::cli::RunTracePhilly(trace_philly_flags, std::cout, std::cerr);
   }

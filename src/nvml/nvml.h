@@ -44,6 +44,10 @@ class Nvml {
   // Every visible device, in NVML's index order; the first error stops the walk.
   Result<std::vector<GpuInfo>> Devices() const;
 
+  // The resolved entry points, for the readers built on this Nvml (gpu_health.h,
+  // xid_events.h). Valid as long as this object lives.
+  const Symbols& symbols() const { return symbols_; }
+
  private:
   Nvml(void* handle, Symbols symbols) : handle_(handle), symbols_(symbols) {}
 
