@@ -93,10 +93,7 @@ nodehealth::GpuObservation ToObservation(const nvml::GpuHealthReading& r) {
 
 NvmlCollector::NvmlCollector(NvmlCollectorOptions options) : options_(std::move(options)) {}
 
-NvmlCollector::~NvmlCollector() {
-  // The watcher reads through the Nvml: it goes first.
-  xids_.reset();
-}
+NvmlCollector::~NvmlCollector() = default;
 
 bool NvmlCollector::EnsureLoaded(NvmlPoll& poll) {
   if (nvml_) return true;
@@ -122,10 +119,13 @@ bool NvmlCollector::EnsureLoaded(NvmlPoll& poll) {
   nvml_ = nvml;
   // XID events: a driver without them still has its polled health.
   auto watcher = runner_.Run(
-      [shared = nvml_]() -> std::shared_ptr<nvml::XidEventWatcher> {
+      [shared = nvml_]() -> std::shared_ptr<XidSource> {
         auto created = nvml::XidEventWatcher::Create(*shared);
         if (!created.ok()) return nullptr;
-        return std::shared_ptr<nvml::XidEventWatcher>(std::move(created).value());
+        auto source = std::make_shared<XidSource>();
+        source->nvml = shared;
+        source->watcher = std::move(created).value();
+        return source;
       },
       options_.deadline);
   if (watcher.completed()) xids_ = *watcher.value;
@@ -163,9 +163,9 @@ NvmlPoll NvmlCollector::Poll() {
 void NvmlCollector::DrainXids(NvmlPoll& poll) {
   if (!xids_) return;
   for (int n = 0; n < kMaxEventsPerPoll; ++n) {
-    auto waited =
-        runner_.Run([watcher = xids_] { return watcher->Wait(std::chrono::milliseconds(0)); },
-                    options_.deadline);
+    auto waited = runner_.Run(
+        [source = xids_] { return source->watcher->Wait(std::chrono::milliseconds(0)); },
+        options_.deadline);
     if (!waited.completed()) {
       poll.status = TimedOut("nvmlEventSetWait_v2", options_.deadline);
       return;
@@ -173,7 +173,7 @@ void NvmlCollector::DrainXids(NvmlPoll& poll) {
     const nvml::XidWaitResult& result = *waited.value;
     if (result.kind == nvml::XidWaitResult::Kind::kGpuLost) {
       // The lost GPU is reported by its reading; the set is rebuilt over the devices left.
-      runner_.Run([watcher = xids_] { return watcher->Recreate(); }, options_.deadline);
+      runner_.Run([source = xids_] { return source->watcher->Recreate(); }, options_.deadline);
       return;
     }
     if (result.kind != nvml::XidWaitResult::Kind::kEvent) return;

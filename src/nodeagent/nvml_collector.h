@@ -51,11 +51,19 @@ class NvmlCollector {
   // Adds the XID events waiting in the event set to the GPUs they name.
   void DrainXids(NvmlPoll& poll);
 
+  // The XID event set and the NVML it reads through, owned together: whichever thread lets go
+  // last (this one, or a worker that ran an abandoned call) frees the set before NVML.
+  struct XidSource {
+    std::shared_ptr<nvml::Nvml> nvml;
+    std::unique_ptr<nvml::XidEventWatcher> watcher;
+    ~XidSource() { watcher.reset(); }
+  };
+
   NvmlCollectorOptions options_;
   nvml::DeadlineRunner runner_;
   // Shared with calls that may be abandoned inside NVML: never unloaded under them.
   std::shared_ptr<nvml::Nvml> nvml_;
-  std::shared_ptr<nvml::XidEventWatcher> xids_;
+  std::shared_ptr<XidSource> xids_;
 };
 
 // nvml::GpuHealthReading in the evaluation's terms (pure; tested on its own).
