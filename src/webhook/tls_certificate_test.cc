@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 #include "webhook/test_certificates.h"
@@ -65,57 +66,52 @@ TEST(TlsCertificateTest, FilesThatAreNotPemAreNamed) {
   fs::remove_all(folder);
 }
 
-TEST(TlsCertificateTest, ARenewalInPlaceIsServedWithoutARestart) {
-  const std::string folder = TempFolder();
-  const std::string spare = TempFolder();
-  const testing::TestPki old_pki = testing::MakeTestPki(folder, {"localhost"}, {"127.0.0.1"});
-  WebhookServerOptions options;
-  options.listen_address = "127.0.0.1:0";
-  options.certificate_file = old_pki.certificate_file;
-  options.key_file = old_pki.key_file;
-  WebhookServer server(options);
-  ASSERT_TRUE(server.Start().ok());
-  ASSERT_TRUE(Trusted(server.Port(), old_pki.ca_file));
+// A server on a first certificate, and a renewal from another CA (so which pair is served is
+// unambiguous) waiting to be copied over it, file by file.
+class RenewalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    old_pki_ = testing::MakeTestPki(folder_, {"localhost"}, {"127.0.0.1"});
+    new_pki_ = testing::MakeTestPki(spare_, {"localhost"}, {"127.0.0.1"}, 1, "renewed CA");
+    WebhookServerOptions options;
+    options.listen_address = "127.0.0.1:0";
+    options.certificate_file = old_pki_.certificate_file;
+    options.key_file = old_pki_.key_file;
+    server_ = std::make_unique<WebhookServer>(options);
+    ASSERT_TRUE(server_->Start().ok());
+  }
+  void TearDown() override {
+    server_.reset();
+    fs::remove_all(folder_);
+    fs::remove_all(spare_);
+  }
+  // Renews one file in place, a moment later than it was written.
+  void Renew(const std::string& from, const std::string& to) {
+    fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+    Touch(to);
+  }
+  const std::string folder_ = TempFolder();
+  const std::string spare_ = TempFolder();
+  testing::TestPki old_pki_;
+  testing::TestPki new_pki_;
+  std::unique_ptr<WebhookServer> server_;
+};
 
-  // The renewal comes from another CA, so which certificate is served is unambiguous.
-  const testing::TestPki new_pki =
-      testing::MakeTestPki(spare, {"localhost"}, {"127.0.0.1"}, 1, "renewed CA");
-  fs::copy_file(new_pki.certificate_file, old_pki.certificate_file,
-                fs::copy_options::overwrite_existing);
-  fs::copy_file(new_pki.key_file, old_pki.key_file, fs::copy_options::overwrite_existing);
-  Touch(old_pki.certificate_file);
-  Touch(old_pki.key_file);
-  EXPECT_TRUE(Trusted(server.Port(), new_pki.ca_file));
-  EXPECT_FALSE(Trusted(server.Port(), old_pki.ca_file));
-  server.Stop();
-  fs::remove_all(folder);
-  fs::remove_all(spare);
+TEST_F(RenewalTest, ARenewalInPlaceIsServedWithoutARestart) {
+  ASSERT_TRUE(Trusted(server_->Port(), old_pki_.ca_file));
+  Renew(new_pki_.certificate_file, old_pki_.certificate_file);
+  Renew(new_pki_.key_file, old_pki_.key_file);
+  EXPECT_TRUE(Trusted(server_->Port(), new_pki_.ca_file));
+  EXPECT_FALSE(Trusted(server_->Port(), old_pki_.ca_file));
 }
 
-TEST(TlsCertificateTest, AHalfWrittenRenewalKeepsThePreviousPair) {
-  const std::string folder = TempFolder();
-  const std::string spare = TempFolder();
-  const testing::TestPki old_pki = testing::MakeTestPki(folder, {"localhost"}, {"127.0.0.1"});
-  WebhookServerOptions options;
-  options.listen_address = "127.0.0.1:0";
-  options.certificate_file = old_pki.certificate_file;
-  options.key_file = old_pki.key_file;
-  WebhookServer server(options);
-  ASSERT_TRUE(server.Start().ok());
+TEST_F(RenewalTest, AHalfWrittenRenewalKeepsThePreviousPair) {
   // Only the certificate is renewed so far: it does not match the key on disk.
-  const testing::TestPki new_pki =
-      testing::MakeTestPki(spare, {"localhost"}, {"127.0.0.1"}, 1, "renewed CA");
-  fs::copy_file(new_pki.certificate_file, old_pki.certificate_file,
-                fs::copy_options::overwrite_existing);
-  Touch(old_pki.certificate_file);
-  EXPECT_TRUE(Trusted(server.Port(), old_pki.ca_file));
+  Renew(new_pki_.certificate_file, old_pki_.certificate_file);
+  EXPECT_TRUE(Trusted(server_->Port(), old_pki_.ca_file));
   // The key arrives: the renewed pair is served.
-  fs::copy_file(new_pki.key_file, old_pki.key_file, fs::copy_options::overwrite_existing);
-  Touch(old_pki.key_file);
-  EXPECT_TRUE(Trusted(server.Port(), new_pki.ca_file));
-  server.Stop();
-  fs::remove_all(folder);
-  fs::remove_all(spare);
+  Renew(new_pki_.key_file, old_pki_.key_file);
+  EXPECT_TRUE(Trusted(server_->Port(), new_pki_.ca_file));
 }
 
 }  // namespace
