@@ -7,10 +7,12 @@
 #include "cli/gpu_reservation_command.h"
 #include "cli/node_agent_command.h"
 #include "cli/podgrouper_command.h"
+#include "cli/remediator_command.h"
 #include "cli/schedule_command.h"
 #include "cli/scheduler_command.h"
 #include "cli/simulate_command.h"
 #include "cli/trace_command.h"
+#include "cli/validate_command.h"
 #include "cli/webhook_command.h"
 
 int main(int argc, char** argv) {
@@ -29,6 +31,8 @@ int main(int argc, char** argv) {
   CLI::App* gpu_reservation = quotient::cli::AddGpuReservationCommand(app, gpu_reservation_flags);
   quotient::cli::NodeAgentFlags node_agent_flags;
   CLI::App* node_agent = quotient::cli::AddNodeAgentCommand(app, node_agent_flags);
+  quotient::cli::RemediatorFlags remediator_flags;
+  CLI::App* remediator = quotient::cli::AddRemediatorCommand(app, remediator_flags);
   quotient::cli::SimulateFlags simulate_flags;
   CLI::App* simulate = quotient::cli::AddSimulateCommand(app, simulate_flags);
   quotient::cli::TracePhillyFlags trace_philly_flags;
@@ -41,6 +45,8 @@ int main(int argc, char** argv) {
       quotient::cli::AddGenerateCommand(app, generate_cluster_flags, generate_demo_flags);
   quotient::cli::BenchFgdFlags bench_fgd_flags;
   CLI::App* bench_fgd = quotient::cli::AddBenchCommand(app, bench_fgd_flags);
+  quotient::cli::ValidateFlags validate_flags;
+  CLI::App* validate = quotient::cli::AddValidateCommand(app, validate_flags);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -61,6 +67,7 @@ int main(int argc, char** argv) {
   if (webhook->parsed()) return quotient::cli::RunWebhook(webhook_flags);
   if (gpu_reservation->parsed()) return quotient::cli::RunGpuReservation(gpu_reservation_flags);
   if (node_agent->parsed()) return quotient::cli::RunNodeAgent(node_agent_flags);
+  if (remediator->parsed()) return quotient::cli::RunRemediator(remediator_flags);
   if (trace.philly->parsed()) {
     return quotient::cli::RunTracePhilly(trace_philly_flags, std::cout, std::cerr);
   }
@@ -77,5 +84,6 @@ int main(int argc, char** argv) {
     return quotient::cli::RunGenerateDemo(generate_demo_flags, std::cout, std::cerr);
   }
   if (bench_fgd->parsed()) return quotient::cli::RunBenchFgd(bench_fgd_flags, std::cout, std::cerr);
+  if (validate->parsed()) return quotient::cli::RunValidate(validate_flags, std::cout, std::cerr);
   return 2;
 }

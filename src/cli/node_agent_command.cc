@@ -77,6 +77,9 @@ CLI::App* AddNodeAgentCommand(CLI::App& app, NodeAgentFlags& flags) {
   cmd->add_option("--nvml-deadline", flags.nvml_deadline,
                   "Longest an NVML call may take before the driver counts as unresponsive (5s)");
   cmd->add_option("--expected-gpus", flags.expected_gpus, "GPUs this node should have");
+  cmd->add_option("--expected-gpus-label", flags.expected_gpus_label,
+                  "Without --expected-gpus: the Node label holding the count (default "
+                  "nvidia.com/gpu.count, GPU feature discovery's; \"\" = none)");
   cmd->add_option("--expected-ib-rate-gbps", flags.expected_ib_rate_gbps,
                   "Rate every InfiniBand port should run at, Gb/s");
   cmd->add_flag("--dry-run", flags.dry_run,
@@ -115,6 +118,7 @@ int RunNodeAgent(const NodeAgentFlags& flags) {
   options.boot_id_path = flags.boot_id_path;
   options.poll_interval = *interval;
   options.expected_gpus = flags.expected_gpus;
+  options.expected_gpus_label = flags.expected_gpus_label;
   options.expected_ib_rate_gbps = flags.expected_ib_rate_gbps;
   if (!flags.policy_file.empty()) {
     std::ifstream in(flags.policy_file);

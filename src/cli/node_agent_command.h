@@ -5,7 +5,8 @@
 //                       [--kmsg PATH] [--sysfs-root DIR] [--exclude-ib-device DEV ...]
 //                       [--state-file PATH] [--boot-id-path PATH] [--policy-file YAML]
 //                       [--poll-interval 30s] [--nvml-deadline 5s] [--expected-gpus N]
-//                       [--expected-ib-rate-gbps N] [--dry-run] [--once]
+//                       [--expected-gpus-label KEY] [--expected-ib-rate-gbps N]
+//                       [--dry-run] [--once]
 //                       [--log-format text|json] [--log-level L]
 //
 // --dry-run writes nothing to the API server: each poll prints its conditions, per-GPU health
@@ -33,6 +34,7 @@ struct NodeAgentFlags {
   std::string poll_interval = "30s";
   std::string nvml_deadline = "5s";
   std::optional<int> expected_gpus;
+  std::string expected_gpus_label = "nvidia.com/gpu.count";
   std::optional<int64_t> expected_ib_rate_gbps;
   bool dry_run = false;
   bool once = false;

@@ -1,12 +1,8 @@
 #include "cli/scheduler_command.h"
 
-#include <unistd.h>
-
 #include <spdlog/spdlog.h>
 #include <atomic>
-#include <cstdio>
 #include <optional>
-#include <random>
 #include <thread>
 
 #include "cli/service_common.h"
@@ -18,19 +14,6 @@
 #include "telemetry/scheduler_metrics.h"
 
 namespace quotient::cli {
-namespace {
-
-// "<host>_<random hex>", unique per replica as client-go's leader election expects.
-std::string Identity() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  std::random_device random;
-  char suffix[17];
-  std::snprintf(suffix, sizeof suffix, "%08x%08x", random(), random());
-  return std::string(host) + "_" + suffix;
-}
-
-}  // namespace
 
 CLI::App* AddSchedulerCommand(CLI::App& app, SchedulerFlags& flags) {
   CLI::App* cmd = app.add_subcommand("scheduler", "Run as a Kubernetes scheduler");
@@ -152,22 +135,16 @@ int RunScheduler(const SchedulerFlags& flags) {
   // Readiness: the leader once its cache has synced; a standby replica is ready to take over.
   std::atomic<service::SchedulerService*> active{nullptr};
   std::optional<telemetry::OpsServer> ops;
-  if (!flags.listen_address.empty()) {
-    ops.emplace(
-        flags.listen_address,
-        [&]() -> std::pair<bool, std::string> {
-          service::SchedulerService* s = active.load();
-          if (s == nullptr) return {true, "standing by"};
-          if (!s->Ready()) return {false, "waiting for the cluster cache to sync"};
-          return {true, "ok"};
-        },
-        metrics.registry());
-    if (Status started = ops->Start(); !started.ok()) {
-      spdlog::error("--listen-address: {}", started.message());
-      return 1;
-    }
-    spdlog::info("serving /healthz, /readyz and /metrics on port {}", ops->Port());
-  }
+  const bool serving = ServeOps(
+      ops, flags.listen_address,
+      [&]() -> std::pair<bool, std::string> {
+        service::SchedulerService* s = active.load();
+        if (s == nullptr) return {true, "standing by"};
+        if (!s->Ready()) return {false, "waiting for the cluster cache to sync"};
+        return {true, "ok"};
+      },
+      metrics.registry());
+  if (!serving) return 1;
   auto client = ConnectToCluster(flags.kubeconfig, flags.context, flags.qps, flags.burst);
   if (client == nullptr) return 1;
 
@@ -183,27 +160,12 @@ int RunScheduler(const SchedulerFlags& flags) {
     spdlog::info("stopped after {} cycles, {} binds ({} failed), {} evictions", stats.cycles,
                  stats.binds, stats.bind_failures, stats.evictions);
   };
-  int code = 0;
+  std::optional<kubeclient::LeaderElectionConfig> election;
   if (flags.leader_elect) {
-    kubeclient::LeaderElectionConfig election{flags.leader_elect_namespace, flags.lease_name,
-                                              Identity()};
-    kubeclient::LeaderElector elector(*client, election);
-    spdlog::info("campaigning for lease {}/{} as {}", election.namespace_name, election.lease_name,
-                 election.identity);
-    bool clean = elector.Run(stop.token(), [&](std::stop_token leading) {
-      spdlog::info("leading");
-      schedule(leading);
-    });
-    if (!clean) {
-      // Lost the lease: another replica may already be binding; exit so that this process
-      // restarts as a follower with a fresh cache rather than acting on stale assumptions.
-      spdlog::error("lost the leader lease; exiting");
-      code = 1;
-    }
-  } else {
-    schedule(stop.token());
+    election = kubeclient::LeaderElectionConfig{flags.leader_elect_namespace, flags.lease_name,
+                                                LeaderIdentity()};
   }
-  return code;
+  return RunLeading(*client, election, stop.token(), schedule);
 }
 
 }  // namespace quotient::cli

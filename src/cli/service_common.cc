@@ -2,17 +2,62 @@
 
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <random>
 
 #include "kubeclient/client_factory.h"
 #include "telemetry/logging.h"
 
 namespace quotient::cli {
+
+bool ServeOps(std::optional<telemetry::OpsServer>& ops, const std::string& listen_address,
+              telemetry::OpsServer::ReadinessCheck readiness, prometheus::Registry& registry) {
+  if (listen_address.empty()) return true;
+  ops.emplace(listen_address, std::move(readiness), registry);
+  if (Status started = ops->Start(); !started.ok()) {
+    spdlog::error("--listen-address: {}", started.message());
+    return false;
+  }
+  spdlog::info("serving /healthz, /readyz and /metrics on port {}", ops->Port());
+  return true;
+}
+
+int RunLeading(kubeclient::Client& client,
+               const std::optional<kubeclient::LeaderElectionConfig>& election,
+               std::stop_token stop, const std::function<void(std::stop_token)>& work) {
+  if (!election) {
+    work(stop);
+    return 0;
+  }
+  kubeclient::LeaderElector elector(client, *election);
+  spdlog::info("campaigning for lease {}/{} as {}", election->namespace_name, election->lease_name,
+               election->identity);
+  const bool clean = elector.Run(stop, [&](std::stop_token leading) {
+    spdlog::info("leading");
+    work(leading);
+  });
+  if (!clean) {
+    spdlog::error("lost the leader lease; exiting");
+    return 1;
+  }
+  return 0;
+}
+
+// "<host>_<random hex>", unique per replica as client-go's leader election expects.
+std::string LeaderIdentity() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::random_device random;
+  char suffix[17];
+  std::snprintf(suffix, sizeof suffix, "%08x%08x", random(), random());
+  return std::string(host) + "_" + suffix;
+}
 
 namespace {
 

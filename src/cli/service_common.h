@@ -1,8 +1,10 @@
-// What the cluster services (`scheduler`, `podgrouper`) share at start-up: logging, the
-// connection to the API server, and stopping on SIGTERM/SIGINT.
+// What the cluster services (`scheduler`, `podgrouper`, `remediator`, ...) share at start-up:
+// logging, the connection to the API server, the ops endpoints, leader election, and stopping on
+// SIGTERM/SIGINT.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -10,6 +12,8 @@
 #include <thread>
 
 #include "kubeclient/client.h"
+#include "kubeclient/leader_election.h"
+#include "telemetry/ops_server.h"
 
 namespace quotient::cli {
 
@@ -23,6 +27,21 @@ std::optional<int> StartLogging(const std::string& command, const std::string& f
 std::unique_ptr<kubeclient::Client> ConnectToCluster(const std::string& kubeconfig,
                                                      const std::string& context, int64_t qps,
                                                      int burst);
+
+// Who this replica is in a Lease: the host name and a random suffix, unique per process.
+std::string LeaderIdentity();
+
+// Serves /healthz, /readyz and /metrics (from `registry`, which must outlive it) on
+// `listen_address` into `ops`; "" serves nothing. False, with the reason logged, when it cannot.
+bool ServeOps(std::optional<telemetry::OpsServer>& ops, const std::string& listen_address,
+              telemetry::OpsServer::ReadinessCheck readiness, prometheus::Registry& registry);
+
+// Runs `work` until `stop`: at once, or with `election` only while this replica holds the Lease.
+// Returns the exit code: 1 when the lease was lost (another replica may be acting already, so
+// the process should restart as a follower with fresh caches rather than act on stale ones).
+int RunLeading(kubeclient::Client& client,
+               const std::optional<kubeclient::LeaderElectionConfig>& election,
+               std::stop_token stop, const std::function<void(std::stop_token)>& work);
 
 // Requests a stop on `stop()` when SIGTERM or SIGINT arrives; joins its watcher when destroyed.
 class StopOnSignal {

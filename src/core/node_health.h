@@ -22,6 +22,10 @@ inline constexpr std::string_view kGpuHealthAnnotation = "quotient.dev/gpu-healt
 // The remediator's taints (NoSchedule): a node in remediation, and one waiting for a person.
 inline constexpr std::string_view kUnhealthyTaint = "quotient.dev/unhealthy";
 inline constexpr std::string_view kHardwareRepairTaint = "quotient.dev/hardware-repair";
+// On a pod the remediator evicted for a node fault, and on its PodGroup: plain text, "drained
+// from node <node> for a fault (incident <id>) at <RFC 3339>". The scheduler quotes it in the
+// PodGroup's pending reason until the group runs again, then removes it.
+inline constexpr std::string_view kDrainedForFaultAnnotation = "quotient.dev/drained-for-fault";
 
 // The agent's fault condition types (True = fault). A True one takes its node out of scheduling,
 // unless its reason is one the agent lists as confined to GPUs (its policy decides each signal's

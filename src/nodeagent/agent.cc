@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <charconv>
 #include <condition_variable>
 #include <mutex>
 
@@ -27,6 +29,23 @@ Status NodeAgent::Start() {
   tail.new_log_from_end = !state_.kernel_log.offset && !state_.kernel_log.last_seq;
   kmsg_ =
       std::make_unique<nodehealth::KernelLogTailer>(options_.kmsg_path, state_.kernel_log, tail);
+  if (!options_.expected_gpus && publisher_ != nullptr && !options_.expected_gpus_label.empty()) {
+    Result<std::optional<std::string>> label = publisher_->Label(options_.expected_gpus_label);
+    int count = 0;
+    if (!label.ok()) {
+      spdlog::warn("expected GPUs: {}", label.message());
+    } else if (*label) {
+      const std::string& text = **label;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
+      if (ec == std::errc() && end == text.data() + text.size() && count >= 0) {
+        options_.expected_gpus = count;
+        spdlog::info("expecting {} GPUs (node label {})", count, options_.expected_gpus_label);
+      } else {
+        spdlog::warn("node label {}: expected a GPU count, got \"{}\"; not used",
+                     options_.expected_gpus_label, text);
+      }
+    }
+  }
   return Status::Ok();
 }
 
@@ -46,8 +65,16 @@ PollReport NodeAgent::PollOnce(int64_t now_s) {
   if (log.ok()) {
     observation.kernel_events = std::move(log->events);
     observation.kernel_log_lost_records = log->lost_records;
+    kmsg_error_.clear();
   } else {
     observation.kernel_log_readable = false;
+    // Said once per cause: an unprivileged container cannot open /dev/kmsg under runc or crun
+    // (their device cgroup), and then SXid and kernel-only lines are not seen (docs/install.md).
+    if (log.message() != kmsg_error_) {
+      kmsg_error_ = log.message();
+      spdlog::warn("kernel log {} unreadable: {}; judging NVML and sysfs only", options_.kmsg_path,
+                   kmsg_error_);
+    }
   }
   Result<std::vector<nodehealth::IbPortReading>> ports =
       nodehealth::ReadInfinibandPorts(options_.sysfs_root, options_.excluded_ib_devices);
@@ -57,6 +84,17 @@ PollReport NodeAgent::PollOnce(int64_t now_s) {
     observation.infiniband_readable = false;
   }
 
+  // Only a node holding a sticky fault asks (one GET): the rest of the fleet costs nothing.
+  const bool sticky = std::any_of(state_.faults.begin(), state_.faults.end(),
+                                  [](const auto& f) { return f.second.active && f.second.sticky; });
+  if (publisher_ != nullptr && sticky) {
+    Result<std::optional<int64_t>> passed = publisher_->ValidationPassedAt();
+    if (passed.ok()) {
+      observation.validation_passed_at_s = *passed;
+    } else {
+      spdlog::warn("cannot read the remediator's validation: {}", passed.message());
+    }
+  }
   report.evaluation = nodehealth::Evaluate(observation, state_, options_.policy, now_s);
   state_ = report.evaluation.state;
   state_.kernel_log = kmsg_->position();

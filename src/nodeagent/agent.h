@@ -33,6 +33,9 @@ struct AgentOptions {
   nodehealth::Policy policy = nodehealth::DefaultPolicy();
   std::chrono::seconds poll_interval{30};
   std::optional<int> expected_gpus;
+  // Without `expected_gpus`: the Node label holding the count (GPU feature discovery's), read
+  // when the agent starts; "" = none. A GPU gone from the bus is then noticed even after a reboot.
+  std::string expected_gpus_label = "nvidia.com/gpu.count";
   std::optional<int64_t> expected_ib_rate_gbps;
 };
 
@@ -64,6 +67,7 @@ class NodeAgent {
   std::unique_ptr<nodehealth::KernelLogTailer> kmsg_;
   nodehealth::HealthState state_;
   std::string start_note_;
+  std::string kmsg_error_;  // why the kernel log could not be read, last said
 };
 
 }  // namespace quotient::nodeagent

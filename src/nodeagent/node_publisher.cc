@@ -6,6 +6,7 @@
 #include "core/node_health.h"
 #include "core/time_text.h"
 #include "nodehealth/gpu_health.h"
+#include "remediation/record_codec.h"
 
 namespace quotient::nodeagent {
 
@@ -51,6 +52,7 @@ NodePublisher::NodePublisher(kubeclient::Client& client, std::string node_name,
                              std::chrono::seconds heartbeat)
     : client_(client), node_(std::move(node_name)), heartbeat_(heartbeat) {
   events_ = std::make_unique<kubeclient::EventRecorder>(client_, "quotient-node-agent", node_);
+  events_->Start();
 }
 
 NodePublisher::~NodePublisher() = default;
@@ -62,6 +64,34 @@ std::string NodePublisher::ConditionsPatch(const nodehealth::Evaluation& evaluat
     conditions.push_back(ConditionJson(c, now_s));
   }
   return json{{"status", {{"conditions", conditions}}}}.dump();
+}
+
+Result<std::optional<std::string>> NodePublisher::Label(const std::string& key) {
+  using Answer = Result<std::optional<std::string>>;
+  auto node = client_.Get(kubeclient::resources::Nodes(), "", node_);
+  if (!node.ok()) return Answer::Error("node " + node_ + ": " + node.error().Describe());
+  auto it = node->labels.find(key);
+  if (it == node->labels.end()) return std::optional<std::string>();
+  return std::optional<std::string>(it->second);
+}
+
+Result<std::optional<int64_t>> NodePublisher::ValidationPassedAt() {
+  using Answer = Result<std::optional<int64_t>>;
+  auto node = client_.Get(kubeclient::resources::Nodes(), "", node_);
+  if (!node.ok()) return Answer::Error("node " + node_ + ": " + node.error().Describe());
+  const json doc = json::parse(node->json, nullptr, false);
+  if (!doc.is_object()) return Answer::Error("node " + node_ + ": not JSON");
+  const json annotations =
+      doc.value("metadata", json::object()).value("annotations", json::object());
+  const std::string text = annotations.value(std::string(remediation::kRecordAnnotation), "");
+  if (text.empty()) return std::optional<int64_t>();
+  Result<remediation::NodeRecord> record = remediation::DecodeRecord(text);
+  if (!record.ok()) {
+    return Answer::Error("node " + node_ + ": annotation " +
+                         std::string(remediation::kRecordAnnotation) + ": " + record.message());
+  }
+  if (!record->hold_down_since) return std::optional<int64_t>();
+  return std::optional<int64_t>(record->hold_down_since->time_since_epoch().count());
 }
 
 Status NodePublisher::Publish(const nodehealth::Evaluation& evaluation, int64_t now_s) {

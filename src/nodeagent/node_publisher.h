@@ -11,6 +11,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,15 @@ class NodePublisher {
   // Patches what changed since the last successful publish; errors name the node and the API's
   // answer (the agent retries at its next poll). `now_s`: seconds since the epoch.
   Status Publish(const nodehealth::Evaluation& evaluation, int64_t now_s);
+
+  // When the remediator's validation of this node passed (seconds since the epoch), read from
+  // its record on the Node (remediation/record_codec.h: holdDownSince); nullopt while there is
+  // none. Sticky faults (XIDs) clear only by a reboot or by this: the remediator's hold-down
+  // would otherwise see a repaired GPU still reported broken.
+  Result<std::optional<int64_t>> ValidationPassedAt();
+
+  // The value of one of the Node's labels, nullopt when it has none.
+  Result<std::optional<std::string>> Label(const std::string& key);
 
   // The conditions as the patch carries them (for tests and --dry-run output).
   static std::string ConditionsPatch(const nodehealth::Evaluation& evaluation, int64_t now_s);

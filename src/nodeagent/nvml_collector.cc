@@ -153,6 +153,7 @@ NvmlPoll NvmlCollector::Poll() {
       return poll;
     }
     unsupported.insert(reading.value->not_supported.begin(), reading.value->not_supported.end());
+    if (!reading.value->errors.empty()) poll.errors[static_cast<int>(i)] = reading.value->errors;
     poll.gpus.push_back(ToObservation(*reading.value));
   }
   poll.not_supported.assign(unsupported.begin(), unsupported.end());

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct NvmlPoll {
   // The calls this driver cannot answer ("nvmlDeviceGetRemappedRows" ...), for the GPU check
   // script and the log; each once, sorted.
   std::vector<std::string> not_supported;
+  // The calls that failed for another reason, by GPU index: a reading with a hole that is not
+  // "unsupported" must not pass `quotient validate` (validation.h).
+  std::map<int, std::vector<nvml::NvmlCallError>> errors;
 };
 
 class NvmlCollector {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "remediation/record.h"
 
 namespace quotient::remediation {
@@ -60,8 +61,29 @@ struct Rails {
   bool operator==(const Rails&) const = default;
 };
 
+// How `quotient remediator` carries out a ladder step (src/remediator/README.md).
+enum class StepKind {
+  kPod,      // a privileged, hostPID pod pinned to the node runs `command` on the host
+  kJob,      // an external hook: a Job made from `job_spec_json`
+  kWebhook,  // an external hook: POST to `url`
+};
+struct StepSpec {
+  StepKind kind = StepKind::kPod;
+  std::vector<std::string> command;  // kPod
+  // kPod: the step ends by rebooting the node, so it cannot report its own success; it has
+  // succeeded when the node is back Ready with a new status.nodeInfo.bootID.
+  bool succeeds_on_reboot = false;
+  std::string job_spec_json;  // kJob: a batch/v1 JobSpec as JSON
+  std::string url;            // kWebhook: 2xx = succeeded, anything else = failed
+  bool operator==(const StepSpec&) const = default;
+};
+
 struct Config {
   std::map<std::string, FaultPolicy> policy;  // by condition type; types not here are ignored
+  // What each step name of the ladders does; a ladder naming a step not here is a config error.
+  std::map<std::string, StepSpec> steps;
+  // The validation pod's command; the controller appends --expected-gpus <the node's capacity>.
+  std::vector<std::string> validation_command = {"quotient", "validate"};
   Rails rails;
   Duration drain_timeout = std::chrono::minutes(30);
   bool force_delete_after_timeout = false;             // else a drain timeout escalates
@@ -74,6 +96,9 @@ struct Config {
   std::string failure_domain_label = "topology.kubernetes.io/zone";
   bool operator==(const Config&) const = default;
 };
+
+// Every ladder rung names a step of `config.steps`; the error names the first that does not.
+Status CheckStepsDefined(const Config& config);
 
 // The defaults of §2.6: fatal classes immediate, rate-based ones 5 minutes; reset before
 // reboot; the InfiniBand ladder reloads the driver first.

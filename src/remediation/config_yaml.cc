@@ -8,6 +8,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "core/time_text.h"
 #include "remediation/view.h"
@@ -92,6 +93,8 @@ class ConfigReader {
   }
 
   void Ladder(const YAML::Node& node, const std::string& path, std::vector<Rung>& out);
+  void Step(const YAML::Node& node, const std::string& path, StepSpec& out);
+  void Steps(const YAML::Node& node, const std::string& path, std::map<std::string, StepSpec>& out);
   void Policy(const YAML::Node& node, const std::string& path, FaultPolicy& out);
   void Rails(const YAML::Node& node, const std::string& path, remediation::Rails& out);
   void Document(const YAML::Node& node, Config& out);
@@ -135,6 +138,99 @@ void ConfigReader::Ladder(const YAML::Node& node, const std::string& path, std::
     if (rung.timeout.count() <= 0) return Fail(at + ".timeout", "missing or zero");
     out.push_back(rung);
   }
+}
+
+// A YAML tree as JSON, for the Job template the controller sends to the API server. Plain
+// scalars are typed by YAML 1.2's core schema (so `backoffLimit: 0` stays a number); quoted ones
+// stay strings.
+nlohmann::json ToJson(const YAML::Node& node) {
+  if (node.IsMap()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& entry : node) out[entry.first.Scalar()] = ToJson(entry.second);
+    return out;
+  }
+  if (node.IsSequence()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : node) out.push_back(ToJson(item));
+    return out;
+  }
+  if (!node.IsScalar()) return nullptr;
+  const std::string& s = node.Scalar();
+  if (node.Tag() == "!") return s;  // quoted
+  if (s == "true") return true;
+  if (s == "false") return false;
+  if (s == "null" || s == "~") return nullptr;
+  int64_t i = 0;
+  if (const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), i);
+      ec == std::errc() && end == s.data() + s.size()) {
+    return i;
+  }
+  return s;
+}
+
+void ConfigReader::Step(const YAML::Node& node, const std::string& path, StepSpec& out) {
+  out = StepSpec{};
+  bool has_kind = false;
+  Map(node, path, [&](const std::string& key, const YAML::Node& v, const std::string& p) {
+    if (key == "kind") {
+      const std::string kind = Scalar(v, p);
+      has_kind = true;
+      if (kind == "pod") {
+        out.kind = StepKind::kPod;
+      } else if (kind == "job") {
+        out.kind = StepKind::kJob;
+      } else if (kind == "webhook") {
+        out.kind = StepKind::kWebhook;
+      } else {
+        Fail(p, "expected pod, job or webhook, got \"" + kind + "\"");
+      }
+    } else if (key == "command") {
+      Strings(v, p, out.command);
+    } else if (key == "succeedsOnReboot") {
+      Bool(v, p, out.succeeds_on_reboot);
+    } else if (key == "jobTemplate") {
+      if (v.IsMap()) {
+        out.job_spec_json = ToJson(v).dump();
+      } else {
+        Fail(p, "expected a mapping (a batch/v1 JobSpec)");
+      }
+    } else if (key == "url") {
+      out.url = Scalar(v, p);
+    } else if (key != "enabled") {  // read by the caller
+      return false;
+    }
+    return true;
+  });
+  if (!ok()) return;
+  if (!has_kind) return Fail(path + ".kind", "missing (pod, job or webhook)");
+  if (out.kind == StepKind::kPod && out.command.empty()) {
+    return Fail(path + ".command", "a pod step needs a command");
+  }
+  if (out.kind == StepKind::kJob && out.job_spec_json.empty()) {
+    return Fail(path + ".jobTemplate", "a job step needs a jobTemplate");
+  }
+  if (out.kind == StepKind::kWebhook &&
+      !(out.url.starts_with("https://") || out.url.starts_with("http://"))) {
+    return Fail(path + ".url", "expected an http:// or https:// URL, got \"" + out.url + "\"");
+  }
+}
+
+void ConfigReader::Steps(const YAML::Node& node, const std::string& path,
+                         std::map<std::string, StepSpec>& out) {
+  Map(node, path, [&](const std::string& name, const YAML::Node& entry, const std::string& p) {
+    if (!IsStepName(name)) {
+      Fail(p, "\"" + name + "\" is not a step name (a DNS label, not \"validate\")");
+      return true;
+    }
+    bool enabled = true;
+    if (entry.IsMap() && entry["enabled"]) Bool(entry["enabled"], p + ".enabled", enabled);
+    if (!enabled) {
+      out.erase(name);
+    } else {
+      Step(entry, p, out[name]);  // replaces the default of that name as a whole
+    }
+    return true;
+  });
 }
 
 void ConfigReader::Policy(const YAML::Node& node, const std::string& path, FaultPolicy& out) {
@@ -206,6 +302,15 @@ void ConfigReader::Document(const YAML::Node& node, Config& out) {
       *s->second = Scalar(v, p);
     } else if (key == "rails") {
       Rails(v, p, out.rails);
+    } else if (key == "steps") {
+      Steps(v, p, out.steps);
+    } else if (key == "validation") {
+      Map(v, p, [&](const std::string& vkey, const YAML::Node& vv, const std::string& vp) {
+        if (vkey != "command") return false;
+        Strings(vv, vp, out.validation_command);
+        if (ok() && out.validation_command.empty()) Fail(vp, "must not be empty");
+        return true;
+      });
     } else if (key == "policy") {
       Map(v, p, [&](const std::string& type, const YAML::Node& entry, const std::string& ep) {
         bool enabled = true;
@@ -241,6 +346,9 @@ Result<Config> ReadConfigYaml(std::string_view text) {
     reader.Fail("(document)", e.what());
   }
   if (!reader.ok()) return Result<Config>::Error("remediation config: " + reader.error());
+  if (Status steps = CheckStepsDefined(config); !steps.ok()) {
+    return Result<Config>::Error("remediation config: " + steps.message());
+  }
   if (config.rails.backoff_max < config.rails.backoff_base) {
     return Result<Config>::Error(
         "remediation config: rails.backoffMax: must not be below rails.backoffBase");

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <sstream>
 
@@ -52,6 +54,10 @@ policy:
   CustomFault:
     ladder:
       - {step: external-webhook, timeout: 5m}
+steps:
+  external-webhook:
+    kind: webhook
+    url: https://hooks.example/repair
 )");
   ASSERT_TRUE(config.ok()) << config.message();
   Config expected = DefaultConfig();
@@ -63,7 +69,48 @@ policy:
   expected.policy["GpuXidFatal"].confirm = minutes(1);  // its ladder stays the default's
   expected.policy.erase("GpuPcieDegraded");
   expected.policy["CustomFault"].ladder = {{"external-webhook", minutes(5)}};
+  expected.steps["external-webhook"] = {
+      StepKind::kWebhook, {}, false, "", "https://hooks.example/repair"};
   EXPECT_EQ(*config, expected);
+}
+
+TEST(ConfigYaml, AStepReplacesTheDefaultOfItsNameAndAJobTemplateKeepsItsTypes) {
+  const Result<Config> config = ReadConfigYaml(R"(
+steps:
+  gpu-reset:
+    kind: job
+    jobTemplate:
+      backoffLimit: 0
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+          - {name: reset, image: "repair:1", args: ["--port", "8080"], tty: true}
+)");
+  ASSERT_TRUE(config.ok()) << config.message();
+  const StepSpec& step = config->steps.at("gpu-reset");
+  EXPECT_EQ(step.kind, StepKind::kJob);
+  EXPECT_TRUE(step.command.empty()) << "the default's command must not survive a replacement";
+  EXPECT_EQ(nlohmann::json::parse(step.job_spec_json),
+            nlohmann::json::parse(R"({"backoffLimit":0,"template":{"spec":{
+              "restartPolicy":"Never","containers":[{"name":"reset","image":"repair:1",
+              "args":["--port","8080"],"tty":true}]}}})"));
+  EXPECT_EQ(config->steps.at("reboot"), DefaultConfig().steps.at("reboot"));
+}
+
+TEST(ConfigYaml, EveryLadderStepMustBeDefined) {
+  EXPECT_EQ(ErrorOf("steps:\n  gpu-reset: {enabled: false}\n"),
+            "remediation config: policy.GpuMemoryDegraded.ladder[0].step: no step named "
+            "\"gpu-reset\" in steps");
+  EXPECT_EQ(ErrorOf("steps:\n  fix: {kind: pod}\n"),
+            "remediation config: steps.fix.command: a pod step needs a command");
+  EXPECT_EQ(ErrorOf("steps:\n  fix: {kind: webhook, url: ftp://x}\n"),
+            "remediation config: steps.fix.url: expected an http:// or https:// URL, got "
+            "\"ftp://x\"");
+  EXPECT_EQ(ErrorOf("steps:\n  fix: {kind: lambda}\n"),
+            "remediation config: steps.fix.kind: expected pod, job or webhook, got \"lambda\"");
+  EXPECT_EQ(ErrorOf("validation:\n  command: []\n"),
+            "remediation config: validation.command: must not be empty");
 }
 
 TEST(ConfigYaml, ErrorsNameTheKey) {

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/node_health.h"
 #include "core/snapshot_builder.h"
 #include "service/object_decoders.h"
 
@@ -214,6 +215,13 @@ std::shared_ptr<const core::SnapshotBuild> ClusterCache::Snapshot(
 bool ClusterCache::MarksUnschedulable(const std::string& pod_group) const {
   auto group = pod_groups_.indexer().Get(pod_group);
   return group == nullptr || group->value.mark_unschedulable;
+}
+
+std::string ClusterCache::DrainedForFault(const std::string& pod_group) const {
+  auto group = pod_groups_.indexer().Get(pod_group);
+  if (group == nullptr) return "";
+  auto it = group->value.meta.annotations.find(std::string(core::kDrainedForFaultAnnotation));
+  return it == group->value.meta.annotations.end() ? "" : it->second;
 }
 
 bool ClusterCache::InShard(const core::PodObject& pod) const {

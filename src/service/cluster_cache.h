@@ -62,6 +62,9 @@ class ClusterCache {
   // Whether a PodGroup wants its pods marked unschedulable (KAI's markUnschedulable; true for
   // an unknown group).
   bool MarksUnschedulable(const std::string& pod_group) const;
+  // The remediator's note on a PodGroup whose pods it drained for a node fault
+  // (core::kDrainedForFaultAnnotation), "" when none.
+  std::string DrainedForFault(const std::string& pod_group) const;
 
   // Overlay: `pod` (ns/name) is being bound to `node`, holding the shared GPU `gpu_groups`.
   void AssumeBound(const std::string& pod, const std::string& node,

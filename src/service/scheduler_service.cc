@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/node_health.h"
 #include "core/time_text.h"
 #include "kube/scheduler_config_codec.h"
 #include "scheduler/run.h"
@@ -239,7 +240,12 @@ void SchedulerService::RunCycle() {
     // An implicit group has no PodGroup object to mark.
     const core::Index job = snapshot.FindJob(pod.pod_group);
     const bool has_group = job != core::kNone && !snapshot.jobs[static_cast<size_t>(job)].implicit;
-    status_.PodPending(pod.pod, has_group ? pod.pod_group : "", pod.reason,
+    // A gang the remediator drained for a node fault says so: its pods are back in the queue
+    // because of the hardware, not anything the user did.
+    const std::string drained = has_group ? cache_.DrainedForFault(pod.pod_group) : "";
+    const std::string reason =
+        drained.empty() ? pod.reason : "requeued: pods " + drained + "; " + pod.reason;
+    status_.PodPending(pod.pod, has_group ? pod.pod_group : "", reason,
                        !has_group || cache_.MarksUnschedulable(pod.pod_group));
   }
   status_.Retain(pending);
@@ -327,6 +333,12 @@ void SchedulerService::ReportGroups(const scheduler::RunReport& report) {
     } else if (group.status == "Running" || group.status == "Succeeded") {
       conditions_.erase(group.pod_group);
       clear = true;
+      // Running again after a drain: the note has served its purpose.
+      if (!cache_.DrainedForFault(group.pod_group).empty()) {
+        status_.PodGroupAnnotations(
+            group.pod_group,
+            nlohmann::json{{std::string(core::kDrainedForFaultAnnotation), nullptr}}.dump());
+      }
     }
     status_.PodGroupStatus(group.pod_group, PodGroupStatusJson(group, condition, clear));
   }

@@ -4,7 +4,10 @@
 // of the scheduler binary, running as the chart's ServiceAccount (a TokenRequest token, so with
 // nothing but the chart's RBAC), with the chart's configuration and the flags of the chart's
 // Deployment, elect one leader, answer the probes, bind a GPU pod in the chart's default-queue,
-// say why a pod that cannot fit is pending, and are refused what the chart does not grant.
+// say why a pod that cannot fit is pending, and are refused what the chart does not grant. The
+// node agent and the remediator: their objects as the chart's rules say (host paths, hardening,
+// flags, RBAC), and both binaries, each with a token of its chart ServiceAccount, publish a fault
+// and act on it (cordon, drain, a step pod) without being refused anything.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -33,6 +36,12 @@ extern char** environ;
 namespace quotient::k8s_integration {
 namespace {
 
+kubeclient::ListOptions Selecting(const std::string& label_selector) {
+  kubeclient::ListOptions options;
+  options.label_selector = label_selector;
+  return options;
+}
+
 using kubeclient::ApiReason;
 using kubeclient::Resource;
 using kubeclient::resources::Nodes;
@@ -42,6 +51,7 @@ const Resource kServiceAccounts{"", "v1", "serviceaccounts", true};
 const Resource kServices{"", "v1", "services", true};
 const Resource kSecrets{"", "v1", "secrets", true};
 const Resource kDeployments{"apps", "v1", "deployments", true};
+const Resource kDaemonSets{"apps", "v1", "daemonsets", true};
 const Resource kRoles{"rbac.authorization.k8s.io", "v1", "roles", true};
 const Resource kRoleBindings{"rbac.authorization.k8s.io", "v1", "rolebindings", true};
 const Resource kPriorityClasses{"scheduling.k8s.io", "v1", "priorityclasses", false};
@@ -128,6 +138,34 @@ nlohmann::json GetJson(kubeclient::Client& client, const Resource& resource, con
   return object.ok() ? nlohmann::json::parse(object->json) : nlohmann::json::object();
 }
 
+// A Role's or ClusterRole's rules as "group/resource" -> verbs ("" is the core group).
+std::map<std::string, std::set<std::string>> RuleVerbs(const nlohmann::json& role) {
+  std::map<std::string, std::set<std::string>> verbs;
+  for (const auto& rule : role.value("rules", nlohmann::json::array())) {
+    for (const auto& group : rule["apiGroups"]) {
+      for (const auto& resource : rule["resources"]) {
+        for (const auto& verb : rule["verbs"]) {
+          verbs[group.get<std::string>() + "/" + resource.get<std::string>()].insert(verb);
+        }
+      }
+    }
+  }
+  return verbs;
+}
+
+using Verbs = std::set<std::string>;
+
+bool Contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// How often `needle` occurs in `text`.
+size_t Occurrences(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
 TEST(HelmChartTest, LintsAndRenders) {
   CommandResult lint = Helm({"lint", QUOTIENT_CHART_DIR});
   EXPECT_EQ(lint.exit_code, 0) << lint.output;
@@ -169,7 +207,7 @@ TEST(HelmChartTest, LintsAndRenders) {
   EXPECT_EQ(no_sharing.output.find("quotient-reservations"), std::string::npos);
   EXPECT_EQ(no_sharing.output.find("--resource-reservation-namespace"), std::string::npos);
   EXPECT_NE(no_sharing.output.find("--gpu-sharing=false"), std::string::npos);
-  EXPECT_EQ(no_sharing.output.find("kind: DaemonSet"), std::string::npos);
+  EXPECT_EQ(no_sharing.output.find("name: quotient-interposer"), std::string::npos);
   // binpack (the default): all five actions, gpupack.
   CommandResult binpack =
       Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--show-only", "templates/configmap.yaml"});
@@ -214,6 +252,101 @@ TEST(HelmChartTest, LintsAndRenders) {
   EXPECT_EQ(without.output.find("kind: Queue"), std::string::npos);
 }
 
+// The node agent and the remediator as their values say: optional flags and objects only when
+// asked for, the policy and the configuration carried into their ConfigMaps, each gone when
+// disabled.
+TEST(HelmChartTest, RendersTheNodeAgentAndTheRemediatorFromTheirValues) {
+  const std::string agent_only = "templates/node-agent.yaml";
+  const std::string remediator_only = "templates/remediator.yaml";
+  auto render = [](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"template", "quotient", QUOTIENT_CHART_DIR, "-n",
+                                     "quotient-system"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CommandResult r = Helm(args);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return r.output;
+  };
+
+  // Defaults: both deployed; no policy ConfigMap, no optional flag, not privileged.
+  const std::string agent = render({"--show-only", agent_only});
+  EXPECT_NE(agent.find("kind: DaemonSet"), std::string::npos) << agent;
+  EXPECT_EQ(agent.find("kind: ConfigMap"), std::string::npos) << agent;
+  EXPECT_EQ(agent.find("--policy-file"), std::string::npos) << agent;
+  EXPECT_EQ(agent.find("--expected-ib-rate-gbps"), std::string::npos) << agent;
+  EXPECT_EQ(agent.find("--exclude-ib-device"), std::string::npos) << agent;
+  EXPECT_EQ(agent.find("privileged: true"), std::string::npos) << agent;
+  const std::string remediator = render({"--show-only", remediator_only});
+  EXPECT_NE(remediator.find("kind: Deployment"), std::string::npos) << remediator;
+  EXPECT_NE(remediator.find("name: quotient-remediation-step"), std::string::npos) << remediator;
+  EXPECT_EQ(remediator.find("--dry-run"), std::string::npos) << remediator;
+  EXPECT_EQ(remediator.find("--runtime-class-name"), std::string::npos) << remediator;
+  EXPECT_NE(remediator.find("spec:\n  replicas: 1\n"), std::string::npos) << remediator;
+
+  // The agent's values: a policy (a ConfigMap, mounted and passed), IB settings, the log format.
+  const std::string values = TestDir() + "/node-agent-values.yaml";
+  WriteFile(values,
+            "nodeAgent:\n"
+            "  policy:\n"
+            "    healthy_polls_to_clear: 5\n"
+            "    signals:\n"
+            "      pcie-width: {confirm: polls, count: 4}\n"
+            "  expectedIbRateGbps: 400\n"
+            "  excludeIbDevices: [mlx5_4, mlx5_5]\n"
+            "  logFormat: text\n"
+            "  runtimeClassName: nvidia\n"
+            "  extraArgs: [--expected-gpus=8]\n");
+  const std::string tuned = render({"--show-only", agent_only, "-f", values});
+  for (const char* text :
+       {"name: quotient-node-agent-policy", "  policy.yaml: |\n    healthy_polls_to_clear: 5\n",
+        "count: 4", "- --policy-file=/etc/quotient/node-agent/policy.yaml",
+        "mountPath: /etc/quotient/node-agent", "checksum/policy:", "- --expected-ib-rate-gbps=400",
+        "- --exclude-ib-device=mlx5_4\n", "- --exclude-ib-device=mlx5_5\n", "- --log-format=text",
+        "runtimeClassName: nvidia", "- --expected-gpus=8"}) {
+    EXPECT_NE(tuned.find(text), std::string::npos) << text << "\n" << tuned;
+  }
+  // privileged (the opt-in for /dev/kmsg): the API server refuses allowPrivilegeEscalation=false
+  // beside it, so it is left out.
+  const std::string privileged =
+      render({"--show-only", agent_only, "--set", "nodeAgent.privileged=true"});
+  EXPECT_NE(privileged.find("privileged: true"), std::string::npos) << privileged;
+  EXPECT_EQ(privileged.find("allowPrivilegeEscalation"), std::string::npos) << privileged;
+  EXPECT_EQ(Occurrences(privileged, "hostPath:"), 4u) << privileged;
+
+  // The remediator's values: the configuration as given, the dry-run and runtime-class flags.
+  const std::string configured =
+      render({"--show-only", remediator_only, "--set",
+              "remediator.dryRun=true,remediator.stepRuntimeClassName=nvidia,"
+              "remediator.config.drainTimeout=1h,remediator.config.rails.maxGlobal=4"});
+  for (const char* text :
+       {"  remediator.yaml: |\n    drainTimeout: 1h\n    rails:\n      maxGlobal: 4\n",
+        "- --dry-run\n", "- --runtime-class-name=nvidia\n"}) {
+    EXPECT_NE(configured.find(text), std::string::npos) << text << "\n" << configured;
+  }
+  // A changed configuration rolls the pod.
+  auto checksum = [](const std::string& text) {
+    size_t at = text.find("checksum/config: ");
+    return at == std::string::npos ? std::string() : text.substr(at, 81);
+  };
+  EXPECT_FALSE(checksum(remediator).empty());
+  EXPECT_NE(checksum(remediator), checksum(configured));
+
+  // Both are in the full release by default, and each is gone when disabled.
+  const std::string all = render({});
+  for (const char* name : {"name: quotient-node-agent\n", "name: quotient-remediator\n",
+                           "name: quotient-remediation-step\n"}) {
+    EXPECT_NE(all.find(name), std::string::npos) << name;
+  }
+  const std::string no_agent = render({"--set", "nodeAgent.enabled=false"});
+  EXPECT_EQ(no_agent.find("node-agent"), std::string::npos) << no_agent;
+  EXPECT_NE(no_agent.find("name: quotient-remediator\n"), std::string::npos);
+  const std::string no_remediator = render({"--set", "remediator.enabled=false"});
+  EXPECT_EQ(no_remediator.find("quotient-remediat"), std::string::npos) << no_remediator;
+  EXPECT_NE(no_remediator.find("name: quotient-node-agent\n"), std::string::npos);
+  CommandResult lint = Helm({"lint", QUOTIENT_CHART_DIR, "-f", values, "--set",
+                             "nodeAgent.privileged=true,remediator.config.rails.maxPerDomain=2"});
+  EXPECT_EQ(lint.exit_code, 0) << lint.output;
+}
+
 // One release for the suite (its PriorityClasses and queues are cluster-wide): installed before
 // the first test, uninstalled after the last.
 class HelmInstallTest : public ::testing::Test {
@@ -225,7 +358,11 @@ class HelmInstallTest : public ::testing::Test {
                      // No webhook replica: the fake nodes run no containers, so a covered pod
                      // create would wait out the webhook's timeout; without endpoints it fails over
                      // at once (failurePolicy Ignore).
-                     "replicas=0,webhook.replicas=0", "--wait=false"});
+                     // The remediator likewise: the test runs its binary with the
+                     // Deployment's flags. One rail set here must reach its ConfigMap.
+                     "replicas=0,webhook.replicas=0,remediator.replicas=0,"
+                     "remediator.config.rails.maxPerDomain=3",
+                     "--wait=false"});
   }
   static void TearDownTestSuite() {
     CommandResult uninstall = Helm({"uninstall", kRelease, "-n", namespace_, "--kubeconfig",
@@ -434,6 +571,179 @@ TEST_F(HelmInstallTest, CreatesTheObjectsWithTheChartsValues) {
       EXPECT_EQ(r["quota"], 0) << resource;
       EXPECT_EQ(r["limit"], -1) << resource;
       EXPECT_EQ(r["overQuotaWeight"], 1) << resource;
+    }
+  }
+}
+
+// The node agent's DaemonSet: its host access is exactly the four paths it reads or writes, the
+// three it reads mounted read-only, the flags pointing at the mounts; not privileged, every
+// capability dropped but SYSLOG; NVML asked of the NVIDIA runtime; on every GPU node, whatever
+// its taints. Its ClusterRole is what the agent does with its Node and nothing else.
+TEST_F(HelmInstallTest, TheNodeAgentReadsFourHostPathsUnprivilegedWithTheRbacItUses) {
+  auto admin = AdminClient();
+  const std::string& ns = namespace_;
+  const std::string name = kRelease + "-node-agent";
+  nlohmann::json pod = GetJson(*admin, kDaemonSets, ns, name)["spec"]["template"]["spec"];
+  EXPECT_EQ(pod["serviceAccountName"], name);
+  EXPECT_EQ(pod["priorityClassName"], "system-node-critical");
+  EXPECT_EQ(pod["nodeSelector"], nlohmann::json({{"nvidia.com/gpu.present", "true"}}));
+  EXPECT_EQ(pod["tolerations"], nlohmann::json::parse(R"([{"operator":"Exists"}])"));
+  EXPECT_FALSE(pod.value("hostPID", false));
+  EXPECT_FALSE(pod.value("hostNetwork", false));
+  EXPECT_FALSE(pod.value("hostIPC", false));
+
+  // Volume name -> {host path, type}: the four, and nothing else (no policy by default).
+  std::map<std::string, std::pair<std::string, std::string>> host_paths;
+  for (const auto& volume : pod["volumes"]) {
+    ASSERT_TRUE(volume.contains("hostPath")) << volume.dump();
+    host_paths[volume["name"]] = {volume["hostPath"]["path"], volume["hostPath"].value("type", "")};
+  }
+  std::map<std::string, std::string> by_path;  // host path -> volume name
+  for (const auto& [volume, path] : host_paths) by_path[path.first] = volume;
+  const std::map<std::string, std::string> expected_types = {
+      {"/dev/kmsg", "CharDevice"},
+      {"/sys", "Directory"},
+      {"/proc/sys/kernel/random/boot_id", "File"},
+      {"/var/lib/quotient/node-agent", "DirectoryOrCreate"}};
+  ASSERT_EQ(host_paths.size(), 4u);
+  for (const auto& [path, type] : expected_types) {
+    ASSERT_EQ(by_path.count(path), 1u) << path;
+    EXPECT_EQ(host_paths[by_path[path]].second, type) << path;
+  }
+
+  ASSERT_EQ(pod["containers"].size(), 1u);
+  const nlohmann::json& container = pod["containers"][0];
+  std::map<std::string, std::string> mounted_at;  // host path -> mount path
+  for (const auto& mount : container["volumeMounts"]) {
+    const std::string& path = host_paths[mount["name"]].first;
+    mounted_at[path] = mount["mountPath"];
+    const bool writable = path == "/var/lib/quotient/node-agent";
+    EXPECT_EQ(mount.value("readOnly", false), !writable) << path;
+  }
+  EXPECT_EQ(mounted_at.size(), 4u);
+  const auto args = container["args"].get<std::vector<std::string>>();
+  ASSERT_FALSE(args.empty());
+  EXPECT_EQ(args[0], "node-agent");
+  for (const std::string& flag : std::vector<std::string>{
+           "--kmsg=" + mounted_at["/dev/kmsg"], "--sysfs-root=" + mounted_at["/sys"],
+           "--boot-id-path=" + mounted_at["/proc/sys/kernel/random/boot_id"],
+           "--state-file=" + mounted_at["/var/lib/quotient/node-agent"] + "/state.json",
+           std::string("--poll-interval=30s"), std::string("--nvml-deadline=5s"),
+           std::string("--log-format=json")}) {
+    EXPECT_TRUE(Contains(args, flag)) << flag << " in " << container["args"].dump();
+  }
+
+  std::map<std::string, nlohmann::json> env;
+  for (const auto& e : container["env"]) env[e["name"]] = e;
+  EXPECT_EQ(env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"], "spec.nodeName");
+  EXPECT_EQ(env["NVIDIA_VISIBLE_DEVICES"]["value"], "all");
+  EXPECT_EQ(env["NVIDIA_DRIVER_CAPABILITIES"]["value"], "utility");
+
+  const nlohmann::json& security = container["securityContext"];
+  EXPECT_FALSE(security.value("privileged", false));
+  EXPECT_EQ(security["allowPrivilegeEscalation"], false);
+  EXPECT_EQ(security["readOnlyRootFilesystem"], true);
+  EXPECT_EQ(security["runAsUser"], 0);
+  EXPECT_EQ(security["capabilities"]["drop"], nlohmann::json({"ALL"}));
+  EXPECT_EQ(security["capabilities"]["add"], nlohmann::json({"SYSLOG"}));
+
+  // Get its Node, patch its annotation and its conditions, write Events: nothing more.
+  const auto verbs = RuleVerbs(GetJson(*admin, kubeclient::resources::ClusterRoles(), "", name));
+  const std::map<std::string, Verbs> expected = {{"/nodes", {"get", "patch"}},
+                                                 {"/nodes/status", {"patch"}},
+                                                 {"events.k8s.io/events", {"create", "patch"}}};
+  EXPECT_EQ(verbs, expected);
+  nlohmann::json binding = GetJson(*admin, kubeclient::resources::ClusterRoleBindings(), "", name);
+  EXPECT_EQ(binding["roleRef"]["name"], name);
+  EXPECT_EQ(binding["subjects"][0]["name"], name);
+  EXPECT_EQ(binding["subjects"][0]["namespace"], ns);
+  GetJson(*admin, kServiceAccounts, ns, name);
+}
+
+// The remediator: its ConfigMap carries the values given at install; its Deployment runs the
+// chart's flags with the config mounted where --config points; leader election always on; its
+// RBAC is the least it needs, split between the cluster and the release namespace; the step pods'
+// ServiceAccount is bound to nothing and mounts no token.
+TEST_F(HelmInstallTest, TheRemediatorRunsItsConfigWithLeastPrivilege) {
+  auto admin = AdminClient();
+  const std::string& ns = namespace_;
+  const std::string name = kRelease + "-remediator";
+  const std::string step_account = kRelease + "-remediation-step";
+
+  // remediator.config.rails.maxPerDomain=3 from the install's --set, as YAML the remediator reads.
+  const std::string config =
+      GetJson(*admin, kubeclient::resources::ConfigMaps(), ns, name)["data"].value(
+          "remediator.yaml", "");
+  EXPECT_EQ(config, "rails:\n  maxPerDomain: 3\n");
+
+  nlohmann::json deployment = GetJson(*admin, kDeployments, ns, name);
+  EXPECT_EQ(deployment["spec"]["replicas"], 0);  // as the install set it
+  nlohmann::json pod = deployment["spec"]["template"]["spec"];
+  EXPECT_EQ(pod["serviceAccountName"], name);
+  EXPECT_EQ(pod["securityContext"]["runAsNonRoot"], true);
+  ASSERT_EQ(pod["containers"].size(), 1u);
+  const nlohmann::json& container = pod["containers"][0];
+  const auto args = container["args"].get<std::vector<std::string>>();
+  ASSERT_FALSE(args.empty());
+  EXPECT_EQ(args[0], "remediator");
+  for (const std::string& flag : std::vector<std::string>{
+           "--config=/etc/quotient/remediator/remediator.yaml", "--namespace=" + ns,
+           "--step-image=quotient:0.1.0", "--step-service-account=" + step_account,
+           std::string("--leader-elect"), "--leader-elect-namespace=" + ns, "--lease-name=" + name,
+           std::string("--listen-address=:8080"), std::string("--log-format=json")}) {
+    EXPECT_TRUE(Contains(args, flag)) << flag << " in " << container["args"].dump();
+  }
+  EXPECT_FALSE(Contains(args, "--dry-run"));
+  // --config names the file of the mounted ConfigMap.
+  ASSERT_EQ(pod["volumes"].size(), 1u);
+  EXPECT_EQ(pod["volumes"][0]["configMap"]["name"], name);
+  EXPECT_EQ(container["volumeMounts"][0]["name"], pod["volumes"][0]["name"]);
+  EXPECT_EQ(container["volumeMounts"][0]["mountPath"], "/etc/quotient/remediator");
+  EXPECT_EQ(container["env"][0]["name"], "POD_NAMESPACE");
+  EXPECT_EQ(container["env"][0]["valueFrom"]["fieldRef"]["fieldPath"], "metadata.namespace");
+  EXPECT_EQ(container["livenessProbe"]["httpGet"]["path"], "/healthz");
+  EXPECT_EQ(container["readinessProbe"]["httpGet"]["path"], "/readyz");
+  EXPECT_EQ(container["ports"][0]["containerPort"], 8080);
+  EXPECT_EQ(container["securityContext"]["readOnlyRootFilesystem"], true);
+  EXPECT_EQ(container["securityContext"]["allowPrivilegeEscalation"], false);
+  EXPECT_EQ(container["securityContext"]["capabilities"]["drop"], nlohmann::json({"ALL"}));
+
+  // Across the cluster: nodes, the pods it drains, Events. No Secrets, ConfigMaps, Jobs or
+  // Leases outside the release namespace.
+  const auto cluster = RuleVerbs(GetJson(*admin, kubeclient::resources::ClusterRoles(), "", name));
+  const std::map<std::string, Verbs> expected_cluster = {
+      {"/nodes", {"get", "list", "watch", "patch", "update"}},
+      {"/pods", {"get", "list", "watch", "patch", "delete"}},
+      {"/pods/eviction", {"create"}},
+      {"policy/poddisruptionbudgets", {"get", "list", "watch"}},
+      {"scheduling.run.ai/podgroups", {"patch"}},
+      {"events.k8s.io/events", {"create", "patch"}}};
+  EXPECT_EQ(cluster, expected_cluster);
+  // In the release namespace: its step pods and Jobs, incident records, its Lease.
+  const auto local = RuleVerbs(GetJson(*admin, kRoles, ns, name));
+  const std::map<std::string, Verbs> expected_local = {
+      {"/pods", {"create", "delete", "get", "list", "watch"}},
+      {"batch/jobs", {"create", "delete", "get", "list", "watch"}},
+      {"/configmaps", {"get", "list", "watch", "create", "update", "patch"}},
+      {"coordination.k8s.io/leases", {"get", "create", "update"}}};
+  EXPECT_EQ(local, expected_local);
+  nlohmann::json binding = GetJson(*admin, kRoleBindings, ns, name);
+  EXPECT_EQ(binding["roleRef"]["kind"], "Role");
+  EXPECT_EQ(binding["subjects"][0]["name"], name);
+  nlohmann::json cluster_binding =
+      GetJson(*admin, kubeclient::resources::ClusterRoleBindings(), "", name);
+  EXPECT_EQ(cluster_binding["subjects"][0]["name"], name);
+  EXPECT_EQ(cluster_binding["subjects"][0]["namespace"], ns);
+
+  // The step pods' identity: no token, and no binding anywhere names it.
+  EXPECT_EQ(GetJson(*admin, kServiceAccounts, ns, step_account)["automountServiceAccountToken"],
+            false);
+  for (const auto& [resource, where] : std::vector<std::pair<Resource, std::string>>{
+           {kRoleBindings, ns}, {kubeclient::resources::ClusterRoleBindings(), ""}}) {
+    auto bindings = admin->List(resource, where, {});
+    ASSERT_TRUE(bindings.ok()) << bindings.error().Describe();
+    for (const auto& item : bindings->items) {
+      EXPECT_EQ(item.json.find("\"" + step_account + "\""), std::string::npos) << item.json;
     }
   }
 }
@@ -707,6 +1017,272 @@ TEST_F(HelmInstallTest, ItsServiceAccountSchedulesWithItsConfigAndFlagsAndNoMore
   EXPECT_EQ(all.find("forbidden"), std::string::npos) << all;
 
   EXPECT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", work).ok());
+  EXPECT_TRUE(admin->Delete(Nodes(), "", node).ok());
+}
+
+// A kubeconfig at `path` whose only credential is a token of ServiceAccount `ns`/`account`: what
+// a pod running as it may do, and nothing more.
+void WriteServiceAccountKubeconfig(kubeclient::Client& admin, const std::string& ns,
+                                   const std::string& account, const std::string& path) {
+  auto response = admin.Send(
+      {"POST", kServiceAccounts.Path(ns, account, "token"),
+       R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}})",
+       "application/json"});
+  ASSERT_TRUE(response.ok()) << response.error().Describe();
+  const std::string token = nlohmann::json::parse(response->body)["status"]["token"];
+  ASSERT_FALSE(token.empty());
+  kubeclient::ConnectionConfig connection = AdminConnection();
+  const std::string ca = path + ".ca.crt";
+  WriteFile(ca, connection.ca_pem);
+  WriteFile(path,
+            "apiVersion: v1\nkind: Config\ncurrent-context: sa\nclusters:\n- name: harness\n"
+            "  cluster:\n    server: " +
+                connection.server + "\n    certificate-authority: " + ca +
+                "\nusers:\n- name: sa\n  user:\n    token: " + token +
+                "\ncontexts:\n- name: sa\n  context:\n    cluster: harness\n    user: sa\n");
+}
+
+// A client with the credentials of that kubeconfig.
+std::unique_ptr<kubeclient::Client> ClientOf(const std::string& kubeconfig) {
+  Result<kubeclient::ConnectionConfig> connection =
+      kubeclient::LoadConnectionConfig(kubeconfig, "");
+  EXPECT_TRUE(connection.ok()) << connection.message();
+  return connection.ok() ? kubeclient::MakeClient(*connection) : nullptr;
+}
+
+// A workload's container args as run here: every "--name=value" whose name is in `local` gets
+// that value instead (a host path or a port of this machine); the rest as they are.
+std::vector<std::string> Localized(const std::vector<std::string>& args,
+                                   const std::map<std::string, std::string>& local) {
+  std::vector<std::string> out;
+  for (const std::string& arg : args) {
+    const std::string name = arg.substr(0, arg.find('='));
+    auto it = local.find(name);
+    out.push_back(it == local.end() ? arg : name + "=" + it->second);
+  }
+  return out;
+}
+
+// The agent's and the remediator's ServiceAccounts are enough for their work, and refused more:
+// `quotient node-agent`, with the DaemonSet's flags (host paths replaced by files of the test),
+// the fake NVML and a token of the chart's agent ServiceAccount, publishes its conditions and a
+// fatal XID on a fake node; `quotient remediator`, with the Deployment's flags, the chart's
+// ConfigMap and a token of its ServiceAccount, leads, cordons and taints that node, evicts its
+// pod and starts the first repair step as a pod of the step ServiceAccount, writing its record,
+// the incident record and Events. Neither log shows a refusal.
+TEST_F(HelmInstallTest, TheAgentAndTheRemediatorDoTheirWorkAsTheChartsServiceAccounts) {
+  auto admin = AdminClient();
+  const std::string& ns = namespace_;
+  const std::string dir = TestDir();
+  const std::string node = "helm-remediate-1";
+  ASSERT_TRUE(admin->Create(Nodes(), "", FakeNodeJson(node)).ok());
+  auto read_text = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  // The node, with metadata.labels, metadata.annotations, spec and status always objects.
+  auto node_json = [&] {
+    auto got = admin->Get(Nodes(), "", node);
+    nlohmann::json n = got.ok() ? nlohmann::json::parse(got->json) : nlohmann::json::object();
+    for (const char* part : {"metadata", "spec", "status"}) {
+      if (!n[part].is_object()) n[part] = nlohmann::json::object();
+    }
+    for (const char* map : {"labels", "annotations"}) {
+      if (!n["metadata"][map].is_object()) n["metadata"][map] = nlohmann::json::object();
+    }
+    return n;
+  };
+  auto condition = [&](const std::string& type) {
+    for (const auto& c : node_json()["status"].value("conditions", nlohmann::json::array())) {
+      if (c.value("type", "") == type) {
+        return c.value("status", "") + "/" + c.value("reason", "");
+      }
+    }
+    return std::string();
+  };
+
+  // The agent, as the DaemonSet runs it.
+  const std::string agent_name = kRelease + "-node-agent";
+  const std::string agent_kubeconfig = dir + "/node-agent.kubeconfig";
+  WriteServiceAccountKubeconfig(*admin, ns, agent_name, agent_kubeconfig);
+  const std::string host = dir + "/node-agent-host";
+  std::filesystem::create_directories(host + "/sys");
+  std::filesystem::create_directories(host + "/state");
+  WriteFile(host + "/boot_id", "boot-1\n");
+  WriteFile(host + "/kmsg", "");
+  const auto daemonset_args =
+      GetJson(*admin, kDaemonSets, ns,
+              agent_name)["spec"]["template"]["spec"]["containers"][0]["args"]
+          .get<std::vector<std::string>>();
+  CommandResult agent_help = RunCommand({QUOTIENT_BINARY, "node-agent", "--help"});
+  ASSERT_EQ(agent_help.exit_code, 0) << agent_help.output;
+  for (const std::string& arg : daemonset_args) {
+    if (arg.rfind("--", 0) == 0) {
+      EXPECT_TRUE(BinaryHasFlag(agent_help.output, arg.substr(0, arg.find('=')))) << arg;
+    }
+  }
+  std::vector<std::string> agent_args =
+      Localized(daemonset_args, {{"--kmsg", host + "/kmsg"},
+                                 {"--sysfs-root", host + "/sys"},
+                                 {"--boot-id-path", host + "/boot_id"},
+                                 {"--state-file", host + "/state/state.json"},
+                                 {"--poll-interval", "1s"}});
+  // The DaemonSet's environment: NODE_NAME (the downward API's spec.nodeName); NVML from the
+  // fake library the NVIDIA runtime would put in its place.
+  agent_args.insert(agent_args.begin(), {"/usr/bin/env", "NODE_NAME=" + node,
+                                         "FAKE_NVML_UUIDS=GPU-a,GPU-b", QUOTIENT_BINARY});
+  agent_args.insert(agent_args.begin() + 5,
+                    {"--kubeconfig", agent_kubeconfig, "--nvml-library", QUOTIENT_FAKE_NVML});
+  const std::string agent_log = Harness().data_dir() + "/node-agent-helm.log";
+  const std::string remediator_log = Harness().data_dir() + "/remediator-helm.log";
+  {
+    ChildProcess agent(agent_args, false, agent_log);
+    ASSERT_TRUE(agent.started());
+    EXPECT_TRUE(WaitFor([&] { return condition("GpuXidFatal").rfind("False/", 0) == 0; },
+                        std::chrono::seconds(30)))
+        << condition("GpuXidFatal") << read_text(agent_log);
+    EXPECT_EQ(condition("Ready").rfind("True", 0), 0u) << "the node simulator's condition";
+    std::ofstream(host + "/kmsg", std::ios::app)
+        << "NVRM: Xid (PCI:0000:01:00): 79, pid=1234, name=python, GPU has fallen off the bus.\n";
+    EXPECT_TRUE(
+        WaitFor([&] { return condition("GpuXidFatal") == "True/Xid79"; }, std::chrono::seconds(30)))
+        << condition("GpuXidFatal") << read_text(agent_log);
+    // The annotation is patched after the conditions.
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          return node_json()["metadata"]["annotations"]
+                     .value("quotient.dev/gpu-health", "")
+                     .find("GPU-a") != std::string::npos;
+        },
+        std::chrono::seconds(10)))
+        << node_json()["metadata"].dump();
+    // Its own Node's writes, and nothing else.
+    auto as_agent = ClientOf(agent_kubeconfig);
+    ASSERT_NE(as_agent, nullptr);
+    EXPECT_TRUE(as_agent->Get(Nodes(), "", node).ok());
+    EXPECT_TRUE(as_agent->List(Nodes(), "", {}).Is(ApiReason::kForbidden));
+    EXPECT_TRUE(as_agent->List(Pods(), ns, {}).Is(ApiReason::kForbidden));
+    EXPECT_TRUE(as_agent->Get(kSecrets, ns, "anything").Is(ApiReason::kForbidden));
+    EXPECT_TRUE(as_agent->Delete(Nodes(), "", node).Is(ApiReason::kForbidden));
+
+    // The remediator, as the Deployment runs it, while the agent keeps publishing.
+    const std::string name = kRelease + "-remediator";
+    CommandResult help = RunCommand({QUOTIENT_BINARY, "remediator", "--help"});
+    if (help.exit_code != 0) {
+      agent.Stop(SIGTERM);
+      EXPECT_TRUE(admin->Delete(Nodes(), "", node).ok());
+      GTEST_SKIP() << "this binary has no `remediator` command yet: " << help.output;
+    }
+    nlohmann::json deployment = GetJson(*admin, kDeployments, ns, name);
+    const auto deployment_args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+                                     .get<std::vector<std::string>>();
+    for (const std::string& arg : deployment_args) {
+      if (arg.rfind("--", 0) == 0) {
+        EXPECT_TRUE(BinaryHasFlag(help.output, arg.substr(0, arg.find('=')))) << arg;
+      }
+    }
+    const std::string config_file = dir + "/remediator.yaml";
+    WriteFile(config_file,
+              GetJson(*admin, kubeclient::resources::ConfigMaps(), ns, name)["data"].value(
+                  "remediator.yaml", ""));
+    const std::string kubeconfig = dir + "/remediator.kubeconfig";
+    WriteServiceAccountKubeconfig(*admin, ns, name, kubeconfig);
+    const int port = FreePorts(1)[0];
+    std::vector<std::string> args = Localized(
+        deployment_args,
+        {{"--config", config_file}, {"--listen-address", "127.0.0.1:" + std::to_string(port)}});
+    args.insert(args.begin(), QUOTIENT_BINARY);
+    args.insert(args.begin() + 2, {"--kubeconfig", kubeconfig});
+
+    // A pod on the node, to be drained.
+    const std::string work = CreateNamespace(*admin, "helm-drain");
+    nlohmann::json workload = nlohmann::json::parse(PodJson("victim"));
+    workload["spec"]["nodeName"] = node;
+    ASSERT_TRUE(admin->Create(Pods(), work, workload.dump()).ok());
+
+    ChildProcess remediator(args, false, remediator_log);
+    ASSERT_TRUE(remediator.started());
+    EXPECT_TRUE(
+        WaitFor([&] { return HttpGet(port, "/readyz").first == 200; }, std::chrono::seconds(30)))
+        << read_text(remediator_log);
+    // Cordoned and tainted (nodes: update).
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          nlohmann::json n = node_json();
+          return n["spec"].value("unschedulable", false) &&
+                 n["spec"]
+                         .value("taints", nlohmann::json::array())
+                         .dump()
+                         .find("quotient.dev/unhealthy") != std::string::npos;
+        },
+        std::chrono::seconds(60)))
+        << node_json()["spec"].dump() << read_text(remediator_log);
+    // Drained (pods: patch; pods/eviction: create).
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          auto p = admin->Get(Pods(), work, "victim");
+          return p.Is(ApiReason::kNotFound) ||
+                 (p.ok() && !JsonField(p->json, "metadata.deletionTimestamp").empty());
+        },
+        std::chrono::seconds(60)))
+        << read_text(remediator_log);
+    // The first rung, a pod of the step ServiceAccount on the node (the release namespace's
+    // pods: create).
+    nlohmann::json step = {{"spec", nlohmann::json::object()}};
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          auto pods = admin->List(Pods(), ns, Selecting("quotient.dev/remediation-step"));
+          if (!pods.ok() || pods->items.empty()) return false;
+          step = nlohmann::json::parse(pods->items[0].json);
+          return true;
+        },
+        std::chrono::seconds(60)))
+        << read_text(remediator_log);
+    EXPECT_EQ(step["spec"].value("serviceAccountName", ""), kRelease + "-remediation-step");
+    EXPECT_EQ(step["spec"].value("nodeName", ""), node);
+    // Its record on the node (nodes: patch) and the incident record (configmaps).
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          return node_json()["metadata"]["labels"].value("quotient.dev/remediation-state", "") ==
+                 "remediating";
+        },
+        std::chrono::seconds(30)))
+        << node_json()["metadata"].dump();
+    auto incidents = admin->List(kubeclient::resources::ConfigMaps(), ns,
+                                 Selecting("quotient.dev/remediation-incident"));
+    ASSERT_TRUE(incidents.ok());
+    EXPECT_FALSE(incidents->items.empty());
+    // Events on the Node (events.k8s.io), in namespace default.
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          auto events = admin->List(kubeclient::resources::Events(), "default", {});
+          if (!events.ok()) return false;
+          for (const auto& e : events->items) {
+            if (JsonField(e.json, "reportingController") == "quotient-remediator" &&
+                JsonField(e.json, "regarding.name") == node) {
+              return true;
+            }
+          }
+          return false;
+        },
+        std::chrono::seconds(30)));
+    // And nothing beyond its RBAC.
+    auto as_remediator = ClientOf(kubeconfig);
+    ASSERT_NE(as_remediator, nullptr);
+    EXPECT_TRUE(as_remediator->List(kSecrets, ns, {}).Is(ApiReason::kForbidden));
+    EXPECT_TRUE(
+        as_remediator->Create(Pods(), "default", PodJson("not-here")).Is(ApiReason::kForbidden));
+    EXPECT_TRUE(as_remediator->List(kubeclient::resources::Leases(), "default", {})
+                    .Is(ApiReason::kForbidden));
+    EXPECT_TRUE(as_remediator->List(kubeclient::resources::ConfigMaps(), "default", {})
+                    .Is(ApiReason::kForbidden));
+    remediator.Stop(SIGTERM);
+    agent.Stop(SIGTERM);
+    EXPECT_TRUE(admin->Delete(kubeclient::resources::Namespaces(), "", work).ok());
+  }
+  const std::string logs = read_text(agent_log) + read_text(remediator_log);
+  EXPECT_EQ(logs.find("Forbidden"), std::string::npos) << logs;
+  EXPECT_EQ(logs.find("forbidden"), std::string::npos) << logs;
   EXPECT_TRUE(admin->Delete(Nodes(), "", node).ok());
 }
 

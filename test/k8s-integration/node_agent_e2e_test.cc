@@ -1,7 +1,8 @@
 // `quotient node-agent` against the real API server, on a fake node: the binary runs with the
 // fake libnvidia-ml.so.1, a kernel log file and an empty sysfs the test controls (the node has no
 // GPU to observe), publishes its eight conditions beside the node simulator's, turns a fatal XID
-// into GpuXidFatal=True, keeps it across a restart, and the scheduler then keeps pods away.
+// into GpuXidFatal=True, keeps it across a restart, the scheduler then keeps pods away, and a
+// passed validation (the remediator's record on the Node) clears it.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/time_text.h"
 #include "e2e_support.h"
 
 namespace quotient::k8s_integration {
@@ -19,23 +21,29 @@ using nlohmann::json;
 
 class AgentProcess {
  public:
-  AgentProcess(const std::string& node, const std::string& dir)
-      : process_({"/usr/bin/env",    "FAKE_NVML_UUIDS=GPU-a,GPU-b",
-                  QUOTIENT_BINARY,   "node-agent",
-                  "--node-name",     node,
-                  "--kubeconfig",    Harness().admin_kubeconfig(),
-                  "--nvml-library",  QUOTIENT_FAKE_NVML,
-                  "--kmsg",          dir + "/kmsg",
-                  "--sysfs-root",    dir + "/sys",
-                  "--state-file",    dir + "/state.json",
-                  "--boot-id-path",  dir + "/boot_id",
-                  "--poll-interval", "1s",
-                  "--expected-gpus", "2"},
-                 false, Harness().data_dir() + "/node-agent-" + node + ".log") {
+  AgentProcess(const std::string& node, const std::string& dir,
+               const std::vector<std::string>& extra = {"--expected-gpus", "2"})
+      : process_(Arguments(node, dir, extra), false,
+                 Harness().data_dir() + "/node-agent-" + node + ".log") {
     EXPECT_TRUE(process_.started());
   }
 
  private:
+  static std::vector<std::string> Arguments(const std::string& node, const std::string& dir,
+                                            const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"/usr/bin/env",    "FAKE_NVML_UUIDS=GPU-a,GPU-b",
+                                     QUOTIENT_BINARY,   "node-agent",
+                                     "--node-name",     node,
+                                     "--kubeconfig",    Harness().admin_kubeconfig(),
+                                     "--nvml-library",  QUOTIENT_FAKE_NVML,
+                                     "--kmsg",          dir + "/kmsg",
+                                     "--sysfs-root",    dir + "/sys",
+                                     "--state-file",    dir + "/state.json",
+                                     "--boot-id-path",  dir + "/boot_id",
+                                     "--poll-interval", "1s"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
   ChildProcess process_;
 };
 
@@ -110,6 +118,43 @@ TEST(NodeAgentE2ETest, PublishesItsConditionsBesideTheKubeletsAndAFatalXidSticks
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(NodeOf(admin, cluster.ns, "p-" + std::to_string(i)), cluster.nodes[1]);
   }
+
+  // A sticky XID clears only when the node is validated: the remediator records a passed
+  // validation as the hold-down's start, and the agent, reading it, lets the fault go.
+  const std::string record =
+      json{{"state", "validating"},
+           {"incident", "20260101-000000"},
+           {"holdDownSince", core::FormatRfc3339(std::chrono::time_point_cast<std::chrono::seconds>(
+                                 std::chrono::system_clock::now()))}}
+          .dump();
+  const json patch = {{"metadata", {{"annotations", {{"quotient.dev/remediation", record}}}}}};
+  ASSERT_TRUE(admin.Patch(Nodes(), "", node, kubeclient::PatchType::kMerge, patch.dump()).ok());
+  EXPECT_TRUE(WaitFor([&] { return Conditions(admin, node)["GpuXidFatal"].first == "False"; },
+                      std::chrono::seconds(30)))
+      << "a validated node keeps its sticky XID";
+}
+
+// Without --expected-gpus the agent takes the count from GPU feature discovery's node label: a
+// node labelled for 3 GPUs whose NVML sees 2 has lost one.
+TEST(NodeAgentE2ETest, TheExpectedGpuCountComesFromTheNodeLabel) {
+  TwoNodeCluster cluster("nal", {});
+  kubeclient::Client& admin = *cluster.admin;
+  const std::string node = cluster.nodes[0];
+  const json label = {{"metadata", {{"labels", {{"nvidia.com/gpu.count", "3"}}}}}};
+  ASSERT_TRUE(admin.Patch(Nodes(), "", node, kubeclient::PatchType::kMerge, label.dump()).ok());
+  const std::string dir = Harness().data_dir() + "/node-agent-" + node;
+  std::filesystem::create_directories(dir + "/sys");
+  std::ofstream(dir + "/boot_id") << "boot-1\n";
+  std::ofstream(dir + "/kmsg") << "";
+  AgentProcess agent(node, dir, {});
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return Conditions(admin, node)["GpuLost"] ==
+               std::make_pair(std::string("True"), std::string("GpuCountMismatch"));
+      },
+      std::chrono::seconds(30)))
+      << Conditions(admin, node)["GpuLost"].first << " "
+      << Conditions(admin, node)["GpuLost"].second;
 }
 
 }  // namespace

@@ -98,3 +98,21 @@ tiers:
   - name: gpusharingorder
 {{- end }}
 {{- end -}}
+
+{{/*
+Labels of a component with its own pods (node agent, remediator). Called with
+(dict "root" $ "component" "<name>"): its selector carries the component, so its pods are never
+selected by the scheduler's Deployment or Service.
+*/}}
+{{- define "quotient.componentSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "quotient.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "quotient.componentLabels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "quotient.componentSelectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+{{- end -}}
