@@ -1,11 +1,17 @@
 // The single `quotient` binary; each component is a subcommand.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include "cli/bench_command.h"
 #include "cli/generate_command.h"
 #include "cli/gpu_reservation_command.h"
 #include "cli/node_agent_command.h"
+#include "cli/plugin_command.h"
 #include "cli/podgrouper_command.h"
 #include "cli/remediator_command.h"
 #include "cli/schedule_command.h"
@@ -15,7 +21,27 @@
 #include "cli/validate_command.h"
 #include "cli/webhook_command.h"
 
+namespace {
+
+// kubectl runs a plugin `kubectl-quotient` found on PATH for `kubectl quotient ...`: as that
+// name, the binary is its `kubectl` subcommand group.
+std::vector<char*> PluginArguments(int argc, char** argv) {
+  std::vector<char*> args(argv, argv + argc);
+  std::string_view self = argv[0];
+  if (const auto slash = self.rfind('/'); slash != std::string_view::npos) {
+    self = self.substr(slash + 1);
+  }
+  static char group[] = "kubectl";
+  if (self == "kubectl-quotient") args.insert(args.begin() + 1, group);
+  return args;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  std::vector<char*> args = PluginArguments(argc, argv);
+  argc = static_cast<int>(args.size());
+  argv = args.data();
   CLI::App app{"Quotient: a GPU scheduler for Kubernetes, compatible with KAI Scheduler"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "quotient 0.1.0");
@@ -47,6 +73,8 @@ int main(int argc, char** argv) {
   CLI::App* bench_fgd = quotient::cli::AddBenchCommand(app, bench_fgd_flags);
   quotient::cli::ValidateFlags validate_flags;
   CLI::App* validate = quotient::cli::AddValidateCommand(app, validate_flags);
+  quotient::cli::PluginFlags plugin_flags;
+  const quotient::cli::PluginCommands plugin = quotient::cli::AddPluginCommands(app, plugin_flags);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -85,5 +113,9 @@ int main(int argc, char** argv) {
   }
   if (bench_fgd->parsed()) return quotient::cli::RunBenchFgd(bench_fgd_flags, std::cout, std::cerr);
   if (validate->parsed()) return quotient::cli::RunValidate(validate_flags, std::cout, std::cerr);
+  if (plugin.group->parsed()) {
+    const bool colour = isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr;
+    return quotient::cli::RunPlugin(plugin, plugin_flags, std::cout, std::cerr, colour);
+  }
   return 2;
 }

@@ -36,4 +36,13 @@ class ChildProcess {
   std::string output_;
 };
 
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs `args` (args[0] a path) to completion with `env` ("NAME=value") put before this process's
+// environment, so its entries win.
+CommandResult RunCommand(std::vector<std::string> args, const std::vector<std::string>& env = {});
+
 }  // namespace quotient::k8s_integration

@@ -65,51 +65,6 @@ const std::string kRelease = "quotient-it";
 // The chart's default scheduler name.
 const std::string kSchedulerName = "quotient";
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-// Runs `args` (args[0] a path) to completion with `env` added to this process's environment.
-CommandResult RunCommand(std::vector<std::string> args, const std::vector<std::string>& env = {}) {
-  CommandResult result;
-  std::array<int, 2> out{-1, -1};
-  if (pipe2(out.data(), O_CLOEXEC) != 0) return result;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDERR_FILENO);
-  std::vector<std::string> environment(env);
-  for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
-  std::vector<char*> argv;
-  std::vector<char*> envp;
-  for (std::string& a : args) argv.push_back(a.data());
-  for (std::string& e : environment) envp.push_back(e.data());
-  argv.push_back(nullptr);
-  envp.push_back(nullptr);
-  pid_t pid = -1;
-  int spawned = posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(out[1]);
-  if (spawned != 0) {
-    close(out[0]);
-    result.output = "cannot start " + args[0];
-    return result;
-  }
-  std::array<char, 4096> buffer{};
-  for (ssize_t n; (n = read(out[0], buffer.data(), buffer.size())) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    result.output.append(buffer.data(), static_cast<size_t>(n));
-  }
-  close(out[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
-
 std::string TestDir() {
   std::string dir = Harness().data_dir() + "/helm-test";
   std::filesystem::create_directories(dir);
@@ -244,6 +199,18 @@ TEST(HelmChartTest, LintsAndRenders) {
   EXPECT_NE(bad.output.find("placementStrategy must be binpack, spread or fragmentation"),
             std::string::npos)
       << bad.output;
+  // The dashboard is off unless asked for; on, the scheduler serves it (docs/dashboard.md).
+  CommandResult no_dashboard = Helm(
+      {"template", "quotient", QUOTIENT_CHART_DIR, "--show-only", "templates/deployment.yaml"});
+  ASSERT_EQ(no_dashboard.exit_code, 0) << no_dashboard.output;
+  EXPECT_EQ(no_dashboard.output.find("--dashboard"), std::string::npos);
+  CommandResult dashboard =
+      Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--show-only", "templates/deployment.yaml",
+            "--set", "dashboard.enabled=true"});
+  ASSERT_EQ(dashboard.exit_code, 0) << dashboard.output;
+  EXPECT_EQ(Occurrences(dashboard.output, "- --dashboard\n"), 1u) << dashboard.output;
+  lint = Helm({"lint", QUOTIENT_CHART_DIR, "--set", "dashboard.enabled=true"});
+  EXPECT_EQ(lint.exit_code, 0) << lint.output;
   // The cluster-wide defaults can be left out (KAI already installed them, say).
   CommandResult without = Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--set",
                                 "priorityClasses.create=false,defaultQueues.create=false"});
