@@ -9,6 +9,7 @@
 #include "core/time_text.h"
 #include "kube/scheduler_config_codec.h"
 #include "kubeclient/leader_election.h"
+#include "service/dashboard.h"
 #include "service/scheduler_service.h"
 #include "telemetry/ops_server.h"
 #include "telemetry/scheduler_metrics.h"
@@ -70,6 +71,10 @@ CLI::App* AddSchedulerCommand(CLI::App& app, SchedulerFlags& flags) {
   cmd->add_option("--resource-reservation-collect-grace", flags.reservation_grace,
                   "How long a reservation pod without fractional pods (or a fractional pod "
                   "without its reservation) is left before it is deleted (default 30s)");
+  cmd->add_flag("--dashboard", flags.dashboard,
+                "Serve a read-only live dashboard at /dashboard on --listen-address (queues, "
+                "GPUs, pending workloads, evictions); unauthenticated, so keep that address on "
+                "the cluster network");
   return cmd;
 }
 
@@ -132,6 +137,14 @@ int RunScheduler(const SchedulerFlags& flags) {
   }
   telemetry::SchedulerMetrics metrics(flags.metrics_namespace);
   options.metrics = &metrics;
+  if (flags.dashboard && flags.listen_address.empty()) {
+    spdlog::error("--dashboard: it is served on --listen-address, which is off (\"\")");
+    return 2;
+  }
+  // The dashboard outlives each term as leader: a replica that stops leading shows its last
+  // state and says it no longer leads.
+  service::Dashboard dashboard;
+  if (flags.dashboard) options.dashboard = &dashboard;
   // Readiness: the leader once its cache has synced; a standby replica is ready to take over.
   std::atomic<service::SchedulerService*> active{nullptr};
   std::optional<telemetry::OpsServer> ops;
@@ -143,8 +156,15 @@ int RunScheduler(const SchedulerFlags& flags) {
         if (!s->Ready()) return {false, "waiting for the cluster cache to sync"};
         return {true, "ok"};
       },
-      metrics.registry());
+      metrics.registry(),
+      [&](telemetry::OpsServer& server) {
+        return flags.dashboard ? service::ServeDashboard(server, dashboard) : Status::Ok();
+      });
   if (!serving) return 1;
+  if (flags.dashboard && ops) {
+    spdlog::info("serving the dashboard at /dashboard on port {} (read-only, unauthenticated)",
+                 ops->Port());
+  }
   auto client = ConnectToCluster(flags.kubeconfig, flags.context, flags.qps, flags.burst);
   if (client == nullptr) return 1;
 
@@ -153,7 +173,9 @@ int RunScheduler(const SchedulerFlags& flags) {
     service::SchedulerService service(*client, options);
     active = &service;
     metrics.SetLeader(true);
+    dashboard.SetLeading(true);
     service.Run(token);
+    dashboard.SetLeading(false);
     metrics.SetLeader(false);
     active = nullptr;
     service::ServiceStats stats = service.Stats();

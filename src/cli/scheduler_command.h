@@ -17,11 +17,13 @@
 //                      [--runtime-class-name NAME]
 //                      [--resource-reservation-allocation-timeout DURATION]
 //                      [--resource-reservation-collect-grace DURATION]
+//                      [--dashboard]
 //
 // With --gpu-sharing (default true) a fractional pod is bound as KAI's binder binds it: its
 // GPU's reservation pod, group label and ConfigMap first (service/gpu_sharing_binder.h).
 //
-// Serves /healthz, /readyz and /metrics on --listen-address (default :8080; "" turns it off).
+// Serves /healthz, /readyz and /metrics on --listen-address (default :8080; "" turns it off);
+// with --dashboard also the live dashboard, /dashboard and /dashboard/state (docs/dashboard.md).
 // Runs until SIGTERM/SIGINT: the cycle in progress finishes, binds already handed out are sent,
 // the Lease is released; exit code 0 then, 1 when it cannot start (configuration, port in use)
 // or lost its Lease, 2 for bad usage.
@@ -60,6 +62,7 @@ struct SchedulerFlags {
   std::string runtime_class;
   std::string reservation_timeout = "40s";
   std::string reservation_grace = "30s";
+  bool dashboard = false;
 };
 
 CLI::App* AddSchedulerCommand(CLI::App& app, SchedulerFlags& flags);

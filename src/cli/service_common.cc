@@ -17,9 +17,16 @@
 namespace quotient::cli {
 
 bool ServeOps(std::optional<telemetry::OpsServer>& ops, const std::string& listen_address,
-              telemetry::OpsServer::ReadinessCheck readiness, prometheus::Registry& registry) {
+              telemetry::OpsServer::ReadinessCheck readiness, prometheus::Registry& registry,
+              const std::function<Status(telemetry::OpsServer&)>& add_routes) {
   if (listen_address.empty()) return true;
   ops.emplace(listen_address, std::move(readiness), registry);
+  if (add_routes) {
+    if (Status added = add_routes(*ops); !added.ok()) {
+      spdlog::error("{}", added.message());
+      return false;
+    }
+  }
   if (Status started = ops->Start(); !started.ok()) {
     spdlog::error("--listen-address: {}", started.message());
     return false;

@@ -32,9 +32,11 @@ std::unique_ptr<kubeclient::Client> ConnectToCluster(const std::string& kubeconf
 std::string LeaderIdentity();
 
 // Serves /healthz, /readyz and /metrics (from `registry`, which must outlive it) on
-// `listen_address` into `ops`; "" serves nothing. False, with the reason logged, when it cannot.
+// `listen_address` into `ops`; "" serves nothing. `add_routes`, when given, adds more paths
+// before the server starts. False, with the reason logged, when it cannot.
 bool ServeOps(std::optional<telemetry::OpsServer>& ops, const std::string& listen_address,
-              telemetry::OpsServer::ReadinessCheck readiness, prometheus::Registry& registry);
+              telemetry::OpsServer::ReadinessCheck readiness, prometheus::Registry& registry,
+              const std::function<Status(telemetry::OpsServer&)>& add_routes = {});
 
 // Runs `work` until `stop`: at once, or with `election` only while this replica holds the Lease.
 // Returns the exit code: 1 when the lease was lost (another replica may be acting already, so

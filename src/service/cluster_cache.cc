@@ -252,6 +252,11 @@ std::string ClusterCache::PodUid(const std::string& pod) const {
   return cached ? cached->uid : "";
 }
 
+std::vector<core::UnhealthyGpu> ClusterCache::UnhealthyGpus(const std::string& node) const {
+  auto cached = nodes_.indexer().Get(node);
+  return cached ? cached->value.unhealthy_gpus : std::vector<core::UnhealthyGpu>{};
+}
+
 std::optional<core::PodObject> ClusterCache::PodObject(const std::string& pod) const {
   auto cached = pods_.indexer().Get(pod);
   if (!cached) return std::nullopt;

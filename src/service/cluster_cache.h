@@ -81,6 +81,9 @@ class ClusterCache {
   std::optional<core::PodObject> PodObject(const std::string& pod) const;
   // Every cached pod, of every shard and scheduler (the GPU reservation collector's view).
   std::vector<core::PodObject> AllPods() const;
+  // The GPUs the node agent reports unhealthy on a cached node (its gpu-health annotation, as
+  // decoded; the snapshot keeps only their number), for the dashboard.
+  std::vector<core::UnhealthyGpu> UnhealthyGpus(const std::string& node) const;
 
  private:
   template <typename T>

@@ -163,7 +163,8 @@ void SchedulerService::RunCycle() {
   MaybeReloadConfig();
   MaybeCollectGpuReservations();
   const auto started = std::chrono::steady_clock::now();
-  const core::Time now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  const auto wall_started = std::chrono::system_clock::now();
+  const core::Time now = std::chrono::floor<std::chrono::seconds>(wall_started);
   // Pods whose bind failed recently sit this cycle out: gated, as if not yet schedulable.
   std::set<std::string> held_back;
   {
@@ -279,7 +280,18 @@ void SchedulerService::RunCycle() {
       scheduled_by_action[d.action].insert(group);
       status_.PodPipelined(d.pod, cache_.PodUid(d.pod), d.node, "");
     } else if (d.kind == framework::DecisionKind::kEvict) {
-      Evict(d, group);
+      if (Evict(d, group) && options_.dashboard) {
+        const std::string queue =
+            job == core::kNone ? std::string() : snapshot.jobs[static_cast<size_t>(job)].queue_name;
+        options_.dashboard->RecordEviction(
+            {std::chrono::system_clock::now(), d.action, d.pod, group, queue, d.node, d.reason});
+      }
+    }
+  }
+  if (options_.dashboard) {
+    options_.dashboard->NoteCycle(Stats().cycles, wall_started, options_.schedule_period);
+    if (options_.dashboard->WantsState(wall_started)) {
+      PublishDashboard(snapshot, report, wall_started, took);
     }
   }
 
@@ -308,6 +320,25 @@ void SchedulerService::RunCycle() {
     m->SetPendingPods(static_cast<int64_t>(pending.size()));
     m->SetQueues(queue_metrics);
   }
+}
+
+void SchedulerService::PublishDashboard(const core::Snapshot& snapshot,
+                                        const scheduler::RunReport& report,
+                                        std::chrono::system_clock::time_point started,
+                                        std::chrono::milliseconds took) {
+  DashboardInput input;
+  input.snapshot = &snapshot;
+  input.report = &report;
+  for (const core::Node& node : snapshot.nodes) {
+    if (node.unhealthy_gpus > 0) input.unhealthy_gpus[node.name] = cache_.UnhealthyGpus(node.name);
+  }
+  input.computed_at = started;
+  input.cycle_duration = took;
+  input.cycle = Stats().cycles;
+  input.scheduler_name = options_.scheduler_name;
+  input.node_pool = options_.shard.value;
+  input.schedule_period = options_.schedule_period;
+  options_.dashboard->Publish(BuildDashboardState(input), started);
 }
 
 void SchedulerService::ReportGroups(const scheduler::RunReport& report) {
@@ -345,7 +376,7 @@ void SchedulerService::ReportGroups(const scheduler::RunReport& report) {
   std::erase_if(conditions_, [&](const auto& entry) { return !seen.contains(entry.first); });
 }
 
-void SchedulerService::Evict(const framework::Decision& d, const std::string& group) {
+bool SchedulerService::Evict(const framework::Decision& d, const std::string& group) {
   auto [ns, name] = SplitKey(d.pod);
   // KAI marks the pod before it goes: DisruptionTarget=True, PreemptionByScheduler, with the
   // reason, so whoever watches the pod (a Job controller, a user) sees why it ends.
@@ -369,7 +400,7 @@ void SchedulerService::Evict(const framework::Decision& d, const std::string& gr
     if (!outcome.ok()) {
       stats_.last_error = "evict " + d.pod + ": " + outcome.error().Describe();
       spdlog::warn("{}", stats_.last_error);
-      return;
+      return false;
     }
     if (blocked) {
       // Rare: the solver keeps within the budgets it knows, so only a budget that changed
@@ -382,7 +413,7 @@ void SchedulerService::Evict(const framework::Decision& d, const std::string& gr
     }
   }
   if (options_.metrics) options_.metrics->Eviction(blocked);
-  if (blocked) return;
+  if (blocked) return false;
   spdlog::info("evicted {} from {} ({}): {}", d.pod, d.node, d.action, d.reason);
   status_.PodEvicted(d.pod, uid, d.action, d.reason);
   if (d.action == "stalegangeviction") {
@@ -391,6 +422,7 @@ void SchedulerService::Evict(const framework::Decision& d, const std::string& gr
   if (options_.metrics) {
     options_.metrics->PodEvicted(group, "", options_.shard.value, d.action);
   }
+  return true;
 }
 
 void SchedulerService::BindWorker(std::stop_token stop) {

@@ -36,6 +36,7 @@
 #include "kubeclient/client.h"
 #include "scheduler/run.h"
 #include "service/cluster_cache.h"
+#include "service/dashboard.h"
 #include "service/gpu_sharing_binder.h"
 #include "service/status_json.h"
 #include "service/status_writer.h"
@@ -66,6 +67,9 @@ struct ServiceOptions {
   // bound like any other (offline tests without the webhook).
   std::optional<GpuSharingOptions> gpu_sharing;
   std::chrono::milliseconds gpu_collect_period{5000};
+  // The live dashboard (--dashboard): told of every cycle and eviction, and given the cycle's
+  // state when it wants one (someone watches; dashboard.h). Optional; it must outlive the service.
+  Dashboard* dashboard = nullptr;
 };
 
 struct ServiceStats {
@@ -121,11 +125,16 @@ class SchedulerService {
   void Release(const std::string& pod);
   bool InBackoff(const std::string& pod, std::chrono::steady_clock::time_point now) const;
   void MaybeReloadConfig();
-  void Evict(const framework::Decision& d, const std::string& group);
+  // True when the Eviction API took the eviction (not refused, not blocked by a budget).
+  bool Evict(const framework::Decision& d, const std::string& group);
   // The bind of `task` failed (`why`): recorded, the gang told, the pod released (mu_ held).
   void BindFailed(const BindTask& task, const std::string& why);
   void MaybeCollectGpuReservations();
   void ReportGroups(const scheduler::RunReport& report);
+  // The cycle's state for options_.dashboard.
+  void PublishDashboard(const core::Snapshot& snapshot, const scheduler::RunReport& report,
+                        std::chrono::system_clock::time_point started,
+                        std::chrono::milliseconds took);
 
   kubeclient::Client& client_;
   ServiceOptions options_;

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -36,7 +37,14 @@ struct Response {
   std::string_view content_type = kPlainText;
   std::string body;
   bool allow_header = false;  // 405 says which methods the path does take
+  // A route's own headers (owned by the route, which outlives the request); null for none.
+  const std::vector<std::pair<std::string, std::string>>* headers = nullptr;
 };
+
+constexpr std::array<std::string_view, 3> kBuiltInPaths = {"/healthz", "/readyz", "/metrics"};
+bool IsBuiltIn(std::string_view path) {
+  return std::find(kBuiltInPaths.begin(), kBuiltInPaths.end(), path) != kBuiltInPaths.end();
+}
 
 // civetweb keeps process-wide state (mg_init_library). Initialised once, explicitly, and never
 // torn down: several servers may run at once (the tests start a few), and the implicit
@@ -50,6 +58,12 @@ void Send(mg_connection* connection, const Response& response, bool head_only) {
                          static_cast<int>(response.content_type.size()));
   mg_response_header_add(connection, "Content-Length", length.c_str(), -1);
   if (response.allow_header) mg_response_header_add(connection, "Allow", "GET, HEAD", -1);
+  if (response.headers != nullptr) {
+    for (const auto& [name, value] : *response.headers) {
+      mg_response_header_add(connection, name.c_str(), value.c_str(),
+                             static_cast<int>(value.size()));
+    }
+  }
   mg_response_header_send(connection);
   if (!head_only && !response.body.empty()) {
     mg_write(connection, response.body.data(), response.body.size());
@@ -101,6 +115,19 @@ OpsServer::OpsServer(std::string listen_address, ReadinessCheck readiness,
                 [&registry] { return SerializeMetrics(registry); }) {}
 
 OpsServer::~OpsServer() { Stop(); }
+
+Status OpsServer::AddRoute(const std::string& path, Route route) {
+  if (context_ != nullptr) {
+    return Status::Error("ops server: cannot add " + path + " while serving");
+  }
+  if (path.empty() || path.front() != '/') {
+    return Status::Error("ops server: a route's path starts with '/', got \"" + path + "\"");
+  }
+  if (IsBuiltIn(path) || !routes_.emplace(path, std::move(route)).second) {
+    return Status::Error("ops server: " + path + " is served already");
+  }
+  return Status::Ok();
+}
 
 Status OpsServer::Start() {
   if (context_ != nullptr)
@@ -188,14 +215,20 @@ int OpsServer::Serve(mg_connection* connection) const {
   bool head_only = method == "HEAD";
   bool readable = method == "GET" || head_only;
 
+  const auto route = routes_.find(path);
+  const bool known = IsBuiltIn(path) || route != routes_.end();
   Response response;
   // The callbacks are the caller's code: an exception must not unwind through civetweb's C
   // frames, so it becomes a 500 here.
   try {
-    if (path != "/healthz" && path != "/readyz" && path != "/metrics") {
+    if (!known) {
       response = {404, kPlainText, "not found\n"};
     } else if (!readable) {
       response = {405, kPlainText, "method not allowed\n", true};
+    } else if (route != routes_.end()) {
+      Reply reply = route->second.reply ? route->second.reply() : Reply{};
+      response = {reply.status, route->second.content_type, std::move(reply.body), false,
+                  &route->second.headers};
     } else if (path == "/healthz") {
       response.body = "ok";
     } else if (path == "/readyz") {

@@ -3,17 +3,21 @@
 //   GET /healthz  200 "ok" while the process serves at all (liveness)
 //   GET /readyz   200 "ok", or 503 with the readiness callback's reason (readiness)
 //   GET /metrics  the metrics in Prometheus text format 0.0.4
+//   GET <route>   what a route added with AddRoute answers (the scheduler's dashboard)
 //   anything else 404; a known path with a method other than GET or HEAD 405.
 //
-// Thread safety: Start, Stop and the destructor belong to one owning thread. The readiness and
-// metrics callbacks run on the server's worker threads (two of them, possibly at once), so they
-// must be safe to call concurrently with the rest of the program; prometheus::Registry is.
+// Thread safety: AddRoute, Start, Stop and the destructor belong to one owning thread. The
+// readiness, metrics and route callbacks run on the server's worker threads (two of them,
+// possibly at once), so they must be safe to call concurrently with the rest of the program;
+// prometheus::Registry is.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/status.h"
 
@@ -33,6 +37,19 @@ class OpsServer {
   // The whole /metrics body, already in text format 0.0.4.
   using MetricsText = std::function<std::string()>;
 
+  // What a route answers to GET (HEAD: the same headers, no body).
+  struct Reply {
+    int status = 200;
+    std::string body;
+  };
+  // An extra path: its content type, headers beyond Content-Type and Content-Length (e.g.
+  // Cache-Control), and the callback that makes each answer.
+  struct Route {
+    std::string content_type;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::function<Reply()> reply;
+  };
+
   // `listen_address` is the flag value in KAI's "host:port" form (":8080", "127.0.0.1:0"); it is
   // checked by Start. An empty `readiness` means always ready.
   OpsServer(std::string listen_address, ReadinessCheck readiness, MetricsText metrics);
@@ -42,6 +59,11 @@ class OpsServer {
 
   OpsServer(const OpsServer&) = delete;
   OpsServer& operator=(const OpsServer&) = delete;
+
+  // Serves `route` at `path` (exactly; no prefix matching). Before Start only; fails on a path
+  // taken already (the three built-in ones included), one that does not start with '/', or a
+  // server that serves already.
+  Status AddRoute(const std::string& path, Route route);
 
   // Binds and starts serving. Fails, naming the address, on a malformed address, a port in use
   // or a second Start.
@@ -59,6 +81,7 @@ class OpsServer {
   std::string listen_address_;
   ReadinessCheck readiness_;
   MetricsText metrics_;
+  std::map<std::string, Route, std::less<>> routes_;  // fixed once Start has run
   mg_context* context_ = nullptr;
   std::string host_;  // as bound, for Stop to reach the listening socket
   int port_ = 0;

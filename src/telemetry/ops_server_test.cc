@@ -8,6 +8,7 @@
 #include <atomic>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace quotient::telemetry {
 namespace {
@@ -16,6 +17,7 @@ struct HttpAnswer {
   long status = 0;  // NOLINT(runtime/int): libcurl's type; 0 = no answer
   std::string body;
   std::string content_type;
+  std::string headers;  // the raw header lines
 };
 
 size_t AppendBody(char* data, size_t size, size_t count, void* body) {
@@ -31,6 +33,9 @@ HttpAnswer Fetch(int port, const std::string& path, const char* method = "GET") 
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &AppendBody);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer.body);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &AppendBody);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &answer.headers);
+  if (std::string_view(method) == "HEAD") curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 5000L);
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   if (curl_easy_perform(curl) == CURLE_OK) {
@@ -168,6 +173,75 @@ TEST(OpsServer, StopIsIdempotentAndTheServerCanStartAgain) {
 
   ASSERT_TRUE(server.Start().ok());
   EXPECT_EQ(Fetch(server.Port(), "/healthz").status, 200);
+}
+
+TEST(OpsServer, AnAddedRouteAnswersWithItsContentTypeHeadersAndStatus) {
+  prometheus::Registry registry;
+  OpsServer server("127.0.0.1:0", AlwaysReady(), registry);
+  std::atomic<int> calls{0};
+  OpsServer::Route page{"text/html; charset=utf-8", {{"Cache-Control", "no-store"}}, [&calls] {
+                          ++calls;
+                          return OpsServer::Reply{200, "<p>page " + std::to_string(calls) + "</p>"};
+                        }};
+  ASSERT_TRUE(server.AddRoute("/page", page).ok());
+  ASSERT_TRUE(
+      server.AddRoute("/gone", {"text/plain",
+                                {},
+                                [] {
+                                  return OpsServer::Reply{410, "gone"};
+                                }})
+          .ok());
+  ASSERT_TRUE(server.Start().ok());
+
+  HttpAnswer first = Fetch(server.Port(), "/page");
+  EXPECT_EQ(first.status, 200);
+  EXPECT_EQ(first.content_type, "text/html; charset=utf-8");
+  EXPECT_EQ(first.body, "<p>page 1</p>");
+  EXPECT_NE(first.headers.find("Cache-Control: no-store"), std::string::npos) << first.headers;
+  // Each request calls the route again; a query string does not change the path.
+  EXPECT_EQ(Fetch(server.Port(), "/page?refresh=5").body, "<p>page 2</p>");
+  HttpAnswer head = Fetch(server.Port(), "/page", "HEAD");
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.body, "");
+  EXPECT_EQ(Fetch(server.Port(), "/page", "POST").status, 405);
+  HttpAnswer gone = Fetch(server.Port(), "/gone");
+  EXPECT_EQ(gone.status, 410);
+  EXPECT_EQ(gone.body, "gone");
+  // Only the exact path: no prefix matching; the built-in paths are unchanged.
+  EXPECT_EQ(Fetch(server.Port(), "/page/").status, 404);
+  EXPECT_EQ(Fetch(server.Port(), "/pages").status, 404);
+  EXPECT_EQ(Fetch(server.Port(), "/healthz").body, "ok");
+}
+
+TEST(OpsServer, RoutesAreRefusedForTakenPathsBadPathsAndOnceServing) {
+  prometheus::Registry registry;
+  OpsServer server("127.0.0.1:0", AlwaysReady(), registry);
+  auto route = [] { return OpsServer::Route{"text/plain", {}, [] { return OpsServer::Reply{}; }}; };
+  EXPECT_TRUE(server.AddRoute("/x", route()).ok());
+  EXPECT_FALSE(server.AddRoute("/x", route()).ok());
+  Status builtin = server.AddRoute("/metrics", route());
+  EXPECT_FALSE(builtin.ok());
+  EXPECT_NE(builtin.message().find("/metrics"), std::string::npos) << builtin.message();
+  EXPECT_FALSE(server.AddRoute("x", route()).ok());
+  EXPECT_FALSE(server.AddRoute("", route()).ok());
+  ASSERT_TRUE(server.Start().ok());
+  EXPECT_FALSE(server.AddRoute("/y", route()).ok());
+  EXPECT_EQ(Fetch(server.Port(), "/y").status, 404);
+}
+
+TEST(OpsServer, ARouteThatThrowsGives500) {
+  prometheus::Registry registry;
+  OpsServer server("127.0.0.1:0", AlwaysReady(), registry);
+  ASSERT_TRUE(
+      server
+          .AddRoute("/state", {"application/json",
+                               {},
+                               []() -> OpsServer::Reply { throw std::runtime_error("no state"); }})
+          .ok());
+  ASSERT_TRUE(server.Start().ok());
+  HttpAnswer answer = Fetch(server.Port(), "/state");
+  EXPECT_EQ(answer.status, 500);
+  EXPECT_NE(answer.body.find("no state"), std::string::npos);
 }
 
 }  // namespace

@@ -204,9 +204,8 @@ TEST(HelmChartTest, LintsAndRenders) {
       {"template", "quotient", QUOTIENT_CHART_DIR, "--show-only", "templates/deployment.yaml"});
   ASSERT_EQ(no_dashboard.exit_code, 0) << no_dashboard.output;
   EXPECT_EQ(no_dashboard.output.find("--dashboard"), std::string::npos);
-  CommandResult dashboard =
-      Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--show-only", "templates/deployment.yaml",
-            "--set", "dashboard.enabled=true"});
+  CommandResult dashboard = Helm({"template", "quotient", QUOTIENT_CHART_DIR, "--show-only",
+                                  "templates/deployment.yaml", "--set", "dashboard.enabled=true"});
   ASSERT_EQ(dashboard.exit_code, 0) << dashboard.output;
   EXPECT_EQ(Occurrences(dashboard.output, "- --dashboard\n"), 1u) << dashboard.output;
   lint = Helm({"lint", QUOTIENT_CHART_DIR, "--set", "dashboard.enabled=true"});

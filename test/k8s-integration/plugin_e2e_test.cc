@@ -145,6 +145,10 @@ TEST_F(PluginE2ETest, ASnapshotHasNoSecretsAndReplaysOffline) {
     pending |= p.value("pod", "") == cluster_->ns + "/a-0" && p.value("status", "") == "Pending";
   }
   EXPECT_TRUE(pending) << r.output.substr(0, 2000);
+  // `quotient simulate` replays it.
+  r = RunCommand(
+      {QUOTIENT_BINARY, "simulate", "--scheduler-name", kScheduler, "--until", "10m", file});
+  EXPECT_EQ(r.exit_code, 0) << r.output.substr(0, 2000);
   // The other commands read it too (--from), without the cluster.
   r = Kubectl({"top", "--from", file, "--scheduler-name", kScheduler, "-o", "json"},
               "/nonexistent/kubeconfig");
