@@ -41,6 +41,9 @@ CLI::App* AddRemediatorCommand(CLI::App& app, RemediatorFlags& flags) {
                   "Image of the step and validation pods (default $QUOTIENT_IMAGE)");
   cmd->add_option("--step-service-account", flags.step_service_account,
                   "ServiceAccount of the step and validation pods");
+  cmd->add_option("--step-image-pull-secret", flags.step_image_pull_secrets,
+                  "imagePullSecret of the step and validation pods (a private registry); "
+                  "repeatable");
   cmd->add_option("--runtime-class-name", flags.runtime_class,
                   "runtimeClassName of the step and validation pods (e.g. nvidia)");
   cmd->add_option("--resync-period", flags.resync_period,
@@ -99,7 +102,8 @@ int RunRemediator(const RemediatorFlags& flags) {
     spdlog::error("--step-image (or $QUOTIENT_IMAGE) is required: the step pods run it");
     return 2;
   }
-  options.executor.pods = {ns, image, flags.step_service_account, flags.runtime_class};
+  options.executor.pods = {ns, image, flags.step_service_account, flags.runtime_class,
+                           flags.step_image_pull_secrets};
   options.identity = LeaderIdentity();
 
   prometheus::Registry registry;

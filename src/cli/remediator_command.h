@@ -4,7 +4,8 @@
 //
 //   quotient remediator [--kubeconfig FILE] [--context NAME] [--config YAML]
 //                       [--namespace NS] [--step-image IMAGE] [--step-service-account SA]
-//                       [--runtime-class-name NAME] [--resync-period 30s] [--dry-run]
+//                       [--step-image-pull-secret NAME ...] [--runtime-class-name NAME]
+//                       [--resync-period 30s] [--dry-run]
 //                       [--leader-elect] [--leader-elect-namespace NS] [--lease-name NAME]
 //                       [--listen-address :8080] [--qps 20] [--burst 40]
 //                       [--log-format text|json] [--log-level L]
@@ -17,6 +18,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace quotient::cli {
 
@@ -28,6 +30,7 @@ struct RemediatorFlags {
   std::string step_image;
   std::string step_service_account;
   std::string runtime_class;
+  std::vector<std::string> step_image_pull_secrets;
   std::string resync_period = "30s";
   bool dry_run = false;
   bool leader_elect = false;

@@ -65,6 +65,9 @@ json BasePod(const StepRef& ref, const std::vector<std::string>& command,
                                             {"env", StepEnv(ref)}}})}};
   if (!options.service_account.empty()) spec["serviceAccountName"] = options.service_account;
   if (!options.runtime_class.empty()) spec["runtimeClassName"] = options.runtime_class;
+  for (const std::string& secret : options.image_pull_secrets) {
+    spec["imagePullSecrets"].push_back({{"name", secret}});
+  }
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata", StepMetadata(ref, options.namespace_name)},

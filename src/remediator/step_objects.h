@@ -38,6 +38,7 @@ struct PodStepOptions {
   std::string image;
   std::string service_account;  // "" = the namespace's default
   std::string runtime_class;    // "" = none (e.g. "nvidia" where it is not the default)
+  std::vector<std::string> image_pull_secrets;  // for a private registry (the chart's)
 };
 
 // A pod on `ref.node` running `command`: privileged and root, in the host's PID namespace (steps

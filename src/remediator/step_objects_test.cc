@@ -10,7 +10,8 @@ namespace {
 using nlohmann::json;
 
 const StepRef kRef{"gpu-1", "20250101-000000", "gpu-reset", 1};
-const PodStepOptions kOptions{"quotient-system", "quotient:1", "remediation-step", "nvidia"};
+const PodStepOptions kOptions{
+    "quotient-system", "quotient:1", "remediation-step", "nvidia", {"regcred"}};
 
 TEST(StepObjects, NamesAreNodeIncidentStepAttemptAndStayValidWhenLong) {
   EXPECT_EQ(StepObjectName(kRef), "gpu-1-20250101-000000-gpu-reset-1");
@@ -37,6 +38,7 @@ TEST(StepObjects, AStepPodIsPinnedPrivilegedOnTheHostAndToleratesOurTaints) {
   EXPECT_EQ(pod["spec"]["hostPID"], true);
   EXPECT_EQ(pod["spec"]["serviceAccountName"], "remediation-step");
   EXPECT_EQ(pod["spec"]["runtimeClassName"], "nvidia");
+  EXPECT_EQ(pod["spec"]["imagePullSecrets"], json::parse(R"([{"name":"regcred"}])"));
   EXPECT_EQ(pod["spec"]["automountServiceAccountToken"], false);
   EXPECT_EQ(pod["spec"]["tolerations"], json::parse(R"([{"operator":"Exists"}])"));
   const json& c = pod["spec"]["containers"][0];

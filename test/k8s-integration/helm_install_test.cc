@@ -247,6 +247,13 @@ TEST(HelmChartTest, RendersTheNodeAgentAndTheRemediatorFromTheirValues) {
   EXPECT_EQ(remediator.find("--dry-run"), std::string::npos) << remediator;
   EXPECT_EQ(remediator.find("--runtime-class-name"), std::string::npos) << remediator;
   EXPECT_NE(remediator.find("spec:\n  replicas: 1\n"), std::string::npos) << remediator;
+  EXPECT_EQ(remediator.find("--step-image-pull-secret"), std::string::npos) << remediator;
+  // A private registry: the step pods pull the image with the chart's secrets too.
+  const std::string pulled =
+      render({"--show-only", remediator_only, "--set",
+              "imagePullSecrets[0].name=regcred,imagePullSecrets[1].name=mirror"});
+  EXPECT_NE(pulled.find("- --step-image-pull-secret=regcred\n"), std::string::npos) << pulled;
+  EXPECT_NE(pulled.find("- --step-image-pull-secret=mirror\n"), std::string::npos) << pulled;
 
   // The agent's values: a policy (a ConfigMap, mounted and passed), IB settings, the log format.
   const std::string values = TestDir() + "/node-agent-values.yaml";
