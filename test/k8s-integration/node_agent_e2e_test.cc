@@ -87,11 +87,19 @@ TEST(NodeAgentE2ETest, PublishesItsConditionsBesideTheKubeletsAndAFatalXidSticks
                  std::make_pair(std::string("True"), std::string("Xid79"));
         },
         std::chrono::seconds(30)));
-    auto n = admin.Get(Nodes(), "", node);
-    ASSERT_TRUE(n.ok());
-    const std::string health =
-        json::parse(n->json)["metadata"]["annotations"].value("quotient.dev/gpu-health", "");
-    EXPECT_NE(health.find("GPU-a"), std::string::npos) << health;
+    // The per-GPU annotation follows the conditions in a second patch.
+    std::string health;
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          auto n = admin.Get(Nodes(), "", node);
+          if (!n.ok()) return false;
+          health = json::parse(n->json)["metadata"]
+                       .value("annotations", json::object())
+                       .value("quotient.dev/gpu-health", "");
+          return health.find("GPU-a") != std::string::npos;
+        },
+        std::chrono::seconds(10)))
+        << health;
   }
   // Restarted: the fault is read from the saved state, not lost (and not turned False).
   AgentProcess again(node, dir);
