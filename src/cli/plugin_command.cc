@@ -262,15 +262,15 @@ PluginCommands AddPluginCommands(CLI::App& app, PluginFlags& flags) {
 int RunPlugin(const PluginCommands& c, const PluginFlags& flags, std::ostream& out,
               std::ostream& err, bool colour) {
   if (flags.output != "table") colour = false;
+  if (c.snapshot->parsed() && !flags.from.empty()) {
+    err << "quotient: error: snapshot reads the cluster; --from is for the other commands\n";
+    return kExitUsage;
+  }
   Loaded loaded;
   if (std::optional<int> failed = Load(flags, loaded, err, c.snapshot->parsed())) return *failed;
 
   if (c.snapshot->parsed()) {
-    Document list = loaded.snapshot;
-    if (!flags.from.empty()) {
-      err << "quotient: error: snapshot reads the cluster; --from is for the other commands\n";
-      return kExitUsage;
-    }
+    const Document& list = loaded.snapshot;
     const bool json = flags.snapshot_file.ends_with(".json");
     const std::string text = json ? list.dump(1) + "\n" : ToYaml(list);
     if (flags.snapshot_file == "-") {

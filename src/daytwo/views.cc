@@ -248,14 +248,16 @@ Result<Document> WhyDocument(const std::string& target, const scheduler::RunRepo
   // The GPUs one pending pod of it asks for, and how many of its pods still wait.
   Quantity per_pod;
   int waiting = 0;
+  std::map<std::string, const core::PodObject*> by_key;  // one pass, not one per waiting pod
+  for (const auto& o : objects.pods) by_key[Key(o.meta)] = &o;
   for (const auto& p : report.pods) {
     const bool mine = pod != nullptr
                           ? p.pod == pod->pod || (!group_key.empty() && p.pod_group == group_key)
                           : p.pod_group == group_key;
     if (!mine || p.status != "Pending") continue;
     ++waiting;
-    for (const auto& o : objects.pods) {
-      if (Key(o.meta) == p.pod) per_pod = std::max(per_pod, PodGpus(o));
+    if (auto it = by_key.find(p.pod); it != by_key.end()) {
+      per_pod = std::max(per_pod, PodGpus(*it->second));
     }
   }
   const std::string pool = group != nullptr ? group->node_pool : "";

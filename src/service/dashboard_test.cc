@@ -2,49 +2,20 @@
 // Dashboard holds it, the redirect, and the headers that keep the page self-contained.
 #include "service/dashboard.h"
 
-#include <curl/curl.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "telemetry/http_fetch_for_test.h"
 
 namespace quotient::service {
 namespace {
 
 using nlohmann::json;
 
-struct HttpAnswer {
-  long status = 0;  // NOLINT(runtime/int): libcurl's type; 0 = no answer
-  std::string body;
-  std::string content_type;
-  std::string headers;
-};
-
-size_t Append(char* data, size_t size, size_t count, void* out) {
-  static_cast<std::string*>(out)->append(data, size * count);
-  return size * count;
-}
-
-HttpAnswer Fetch(int port, const std::string& path) {
-  HttpAnswer answer;
-  CURL* curl = curl_easy_init();
-  const std::string url = "http://127.0.0.1:" + std::to_string(port) + path;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &Append);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer.body);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &Append);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &answer.headers);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 5000L);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  if (curl_easy_perform(curl) == CURLE_OK) {
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &answer.status);
-    char* content_type = nullptr;
-    curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
-    if (content_type != nullptr) answer.content_type = content_type;
-  }
-  curl_easy_cleanup(curl);
-  return answer;
-}
+using telemetry::test_support::Fetch;
+using telemetry::test_support::HttpAnswer;
 
 class DashboardRoutes : public ::testing::Test {
  protected:

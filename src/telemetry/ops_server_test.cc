@@ -1,6 +1,5 @@
 #include "telemetry/ops_server.h"
 
-#include <curl/curl.h>
 #include <gtest/gtest.h>
 #include <prometheus/counter.h>
 #include <prometheus/registry.h>
@@ -10,43 +9,13 @@
 #include <string>
 #include <string_view>
 
+#include "telemetry/http_fetch_for_test.h"
+
 namespace quotient::telemetry {
 namespace {
 
-struct HttpAnswer {
-  long status = 0;  // NOLINT(runtime/int): libcurl's type; 0 = no answer
-  std::string body;
-  std::string content_type;
-  std::string headers;  // the raw header lines
-};
-
-size_t AppendBody(char* data, size_t size, size_t count, void* body) {
-  static_cast<std::string*>(body)->append(data, size * count);
-  return size * count;
-}
-
-HttpAnswer Fetch(int port, const std::string& path, const char* method = "GET") {
-  HttpAnswer answer;
-  CURL* curl = curl_easy_init();
-  std::string url = "http://127.0.0.1:" + std::to_string(port) + path;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &AppendBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer.body);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &AppendBody);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &answer.headers);
-  if (std::string_view(method) == "HEAD") curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 5000L);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  if (curl_easy_perform(curl) == CURLE_OK) {
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &answer.status);
-    char* content_type = nullptr;
-    curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
-    if (content_type != nullptr) answer.content_type = content_type;
-  }
-  curl_easy_cleanup(curl);
-  return answer;
-}
+using test_support::Fetch;
+using test_support::HttpAnswer;
 
 OpsServer::ReadinessCheck AlwaysReady() {
   return [] { return std::pair<bool, std::string>{true, ""}; };
