@@ -1,32 +1,90 @@
 #!/usr/bin/env bash
-# Every test: install dependencies if missing, check formatting, build and run all tests (unit,
-# scenario, command line, and the Kubernetes integration tests against the real API server of
-# test/k8s-harness, built with Go on first use) in the dev preset; then the same under
-# AddressSanitizer + UndefinedBehaviorSanitizer; then the Kubernetes client's unit tests (threads
-# sharing caches, queues and clocks), the GPU interposer's ledger, the admission webhook's
-# server (worker threads, certificate reloads) and the NVML deadline runner (abandoned workers)
-# under ThreadSanitizer.
+# Every test (this is what .ci/run runs), in stages, with a table of each stage's wall time at
+# the end (printed also when a stage fails, which stops the run):
+#   1. set-up: the Debian packages, when missing;
+#   2. dev (Debug): formatting check, build, then every test: unit, scenario and command-line
+#      tests, the Kubernetes integration tests against the real API server of test/k8s-harness,
+#      the KAI oracle's tests and the differential corpus against KAI's own code (both Go tools
+#      are built on first use);
+#   3. asan (AddressSanitizer + UndefinedBehaviorSanitizer): the unit, scenario and
+#      command-line tests again. The integration suite and the KAI corpus run once, in stage 2:
+#      they exercise the same code through processes and an API server, and the sanitizers
+#      would double their time for code the unit tests already cover;
+#   4. tsan (ThreadSanitizer): the libraries whose state threads share — the Kubernetes client
+#      (caches, queues, clocks), telemetry, the GPU interposer's ledger, the admission webhook's
+#      server (worker threads, certificate reloads), the NVML deadline runner.
+# Budgets (2 cores, cold): docs/benchmarks.md, "CI time".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
 jobs="$(nproc)"
 export PATH="$PATH:/usr/local/go/bin"
 
-cmake --preset dev >/dev/null
-cmake --build --preset dev --target format-check
-cmake --build --preset dev -j "$jobs"
-ctest --preset dev -j "$jobs"
+stage_names=()
+stage_seconds=()
+current=""
+current_started=0
+run_started=$SECONDS
 
-cmake --preset asan >/dev/null
-cmake --build --preset asan -j "$jobs"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+print_stages() {
+  local status=$?
+  if [[ -n "$current" ]]; then
+    stage_names+=("$current (FAILED)")
+    stage_seconds+=($((SECONDS - current_started)))
+  fi
+  echo
+  echo "STAGE TIMES"
+  local i
+  for i in "${!stage_names[@]}"; do
+    printf '  %-58s %4dm%02ds\n' "${stage_names[$i]}" $((stage_seconds[i] / 60)) \
+      $((stage_seconds[i] % 60))
+  done
+  local total=$((SECONDS - run_started))
+  printf '  %-58s %4dm%02ds\n' "total" $((total / 60)) $((total % 60))
+  exit "$status"
+}
+trap print_stages EXIT
+
+# stage NAME COMMAND...: runs the command as one named stage.
+stage() {
+  current="$1"
+  shift
+  current_started=$SECONDS
+  echo "=== $current"
+  "$@"
+  stage_names+=("$current")
+  stage_seconds+=($((SECONDS - current_started)))
+  current=""
+}
+
+stage "set-up" ./scripts/setup.sh
+
+stage "dev: configure, format check" \
+  sh -c 'cmake --preset dev >/dev/null && cmake --build --preset dev --target format-check'
+stage "dev: build" cmake --build --preset dev -j "$jobs"
+stage "dev: unit, scenario, command-line tests" \
+  ctest --preset dev -j "$jobs" -LE 'integration|kai-oracle|kai-diff'
+stage "dev: Kubernetes integration tests (API server)" \
+  ctest --preset dev -j "$jobs" -L integration
+stage "dev: KAI oracle and differential corpus" \
+  ctest --preset dev -j "$jobs" -L 'kai-oracle|kai-diff'
+
+stage "asan: configure, build (no integration suite)" \
+  sh -c 'cmake --preset asan -DQUOTIENT_K8S_INTEGRATION=OFF -DQUOTIENT_KAI_ORACLE=OFF >/dev/null &&
+         cmake --build --preset asan -j '"$jobs"
+stage "asan: unit, scenario, command-line tests" \
+  env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --preset asan -j "$jobs"
 
-cmake --preset tsan >/dev/null
-cmake --build --preset tsan -j "$jobs" --target kubeclient_test telemetry_test \
-  interposer_ledger_test webhook_test nvml_test
-TSAN_OPTIONS=halt_on_error=1 ./build/tsan/src/kubeclient/kubeclient_test --gtest_brief=1
-TSAN_OPTIONS=halt_on_error=1 ./build/tsan/src/telemetry/telemetry_test --gtest_brief=1
-TSAN_OPTIONS=halt_on_error=1 ./build/tsan/src/interposer/interposer_ledger_test --gtest_brief=1
-TSAN_OPTIONS=halt_on_error=1 ./build/tsan/src/webhook/webhook_test --gtest_brief=1
-TSAN_OPTIONS=halt_on_error=1 ./build/tsan/src/nvml/nvml_test --gtest_brief=1
+tsan_tests=(kubeclient/kubeclient_test telemetry/telemetry_test interposer/interposer_ledger_test
+  webhook/webhook_test nvml/nvml_test)
+stage "tsan: configure, build" \
+  sh -c 'cmake --preset tsan -DQUOTIENT_K8S_INTEGRATION=OFF -DQUOTIENT_KAI_ORACLE=OFF >/dev/null &&
+         cmake --build --preset tsan -j '"$jobs"' --target kubeclient_test telemetry_test \
+           interposer_ledger_test webhook_test nvml_test'
+run_tsan() {
+  local t
+  for t in "${tsan_tests[@]}"; do
+    TSAN_OPTIONS=halt_on_error=1 "./build/tsan/src/$t" --gtest_brief=1
+  done
+}
+stage "tsan: threaded libraries' tests" run_tsan

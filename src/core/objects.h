@@ -163,7 +163,8 @@ struct PodObject {
 
 // One resource of a queue: quota (deserved), limit and over-quota weight, in base units.
 // Unset fields arrive as 0 (KAI: quota 0 = no guarantee, limit 0 = hard zero, weight 0 = nothing
-// beyond quota); -1 arrives as Bound::Unlimited().
+// beyond quota); -1 arrives as Bound::Unlimited(). Other negative amounts and weights are kept
+// as the numbers they are, as KAI computes with them (docs/design/fair-share.md).
 struct QueueResource {
   Bound quota = Bound::Of(Quantity::Zero());
   Bound limit = Bound::Of(Quantity::Zero());
@@ -176,10 +177,12 @@ struct QueueObject {
   std::string parent;               // spec.parentQueue, empty for a top-level queue
   std::optional<int32_t> priority;  // spec.priority; KAI's default is 100
   PerResource<QueueResource> resources;
-  bool has_resources = false;  // spec.resources is present (KAI's webhook requires it)
   std::optional<std::chrono::seconds> preempt_min_runtime;
   std::optional<std::chrono::seconds> reclaim_min_runtime;
   std::vector<std::string> problems;
+  // Values accepted as KAI accepts them that a person should hear about (a negative weight, a
+  // negative quota, no spec.resources): "field: message". The queue is scheduled.
+  std::vector<std::string> warnings;
 };
 
 enum class Preemptibility { kUnset, kPreemptible, kNonPreemptible };

@@ -17,7 +17,7 @@ Queue FromObject(const QueueObject& object) {
   q.preempt_min_runtime = object.preempt_min_runtime;
   q.reclaim_min_runtime = object.reclaim_min_runtime;
   q.problems = object.problems;
-  if (!object.has_resources) q.problems.push_back("spec.resources is required");
+  q.warnings = object.warnings;
   return q;
 }
 

@@ -163,6 +163,8 @@ struct Queue {
   // Why the queue is unusable (its parent is missing, a cycle, bad input); a queue with problems
   // and its whole subtree are left out of fair share and their jobs are unschedulable.
   std::vector<std::string> problems;
+  // Values accepted as KAI accepts them, worth a word to the queue's owner (QueueObject).
+  std::vector<std::string> warnings;
 
   bool is_leaf() const { return children.empty(); }
 };

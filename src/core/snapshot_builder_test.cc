@@ -328,11 +328,17 @@ TEST(QueueTree, ParentCycleIsReported) {
   EXPECT_TRUE(AnyContains(QueueByName(s, "c").problems, "ancestor queue a"));
 }
 
-TEST(QueueTree, QueueWithoutResourcesIsUnusable) {
+// KAI's scheduler reads a Queue without spec.resources as zeros and schedules it
+// (queue_info.getQueueQuota); the queue keeps its warning and stays usable.
+TEST(QueueTree, QueueWithoutResourcesIsUsableWithItsWarning) {
   ClusterObjects objects;
   objects.queues.push_back(MakeQueue("q").NoResources());
   const Snapshot s = Build(objects).snapshot;
-  EXPECT_TRUE(AnyContains(QueueByName(s, "q").problems, "spec.resources is required"));
+  EXPECT_TRUE(QueueByName(s, "q").problems.empty());
+  EXPECT_TRUE(AnyContains(QueueByName(s, "q").warnings, "spec.resources"));
+  for (core::ShareResource r : core::kShareResources) {
+    EXPECT_EQ(QueueByName(s, "q").resources[r].limit, core::Bound::Of(core::Quantity::Zero()));
+  }
 }
 
 TEST(GpuSharingAnnotations, BadValuesMakeThePodUnschedulable) {

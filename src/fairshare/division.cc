@@ -46,9 +46,12 @@ Quantity DeservedPhase(Quantity total, ShareResource r, const std::vector<QueueS
   return remaining;
 }
 
-// Share weights scaled by S x 10^6 where S is the sum of weights of unsatisfied queues:
-//   sw_i x S x 10^6 = W_i (1000 + k) 1000 - k u_i S      (W, k, u in milli)
-// Returns an empty map when no unsatisfied queue has weight (KAI: stop dividing).
+// KAI's calcShareWeights, scaled by |S| x 10^6 where S is the sum of the weights of the queues
+// with remaining request (negative weights included, as KAI sums them):
+//   sw_i = max(0, n_i + k (n_i - u_i)),  n_i = W_i / S
+//   sw_i x |S| x 10^6 = sign(S) W_i (1000 + k) 1000 - k u_i |S|      (W, S, k, u in milli)
+// Scaling every weight by the same positive factor keeps their ratios. Returns an empty map when
+// S is zero (KAI: stop dividing).
 std::map<QueueShare*, Int128> ShareWeights(ShareResource r, const std::vector<QueueShare*>& level,
                                            int64_t k_milli) {
   Int128 weight_sum = 0;
@@ -59,12 +62,14 @@ std::map<QueueShare*, Int128> ShareWeights(ShareResource r, const std::vector<Qu
   }
   std::map<QueueShare*, Int128> weights;
   if (weight_sum == 0) return weights;
+  const Int128 sign = weight_sum > 0 ? 1 : -1;
+  const Int128 magnitude = weight_sum * sign;
   for (QueueShare* q : level) {
     const ResourceShare& s = q->resources[r];
     if (IsSatisfied(s)) continue;
     const Int128 w = s.weight_milli.value();
     const Int128 scaled =
-        w * (1000 + k_milli) * 1000 - k_milli * s.usage_milli.value() * weight_sum;
+        sign * w * (1000 + k_milli) * 1000 - k_milli * s.usage_milli.value() * magnitude;
     weights[q] = scaled > 0 ? scaled : 0;
   }
   return weights;
@@ -81,11 +86,6 @@ LevelResult DivideLevel(Quantity amount, ShareResource r, const std::vector<Queu
   LevelResult out{amount, {}};
   const Int128 unit = core::WholeUnit(r).value();
   while (true) {
-    if (level.size() == 1) {
-      level.front()->resources[r].fair_share += out.remaining;
-      out.remaining = Quantity::Zero();
-      return out;
-    }
     const std::map<QueueShare*, Int128> weights = ShareWeights(r, level, k_milli);
     Int128 weight_total = 0;
     for (const auto& [q, w] : weights) weight_total += w;

@@ -4,17 +4,19 @@
 // For a sibling set sharing amount T of resource r:
 //   1. Deserved phase. Each queue gets min(deserved, requestable), where an unlimited deserved
 //      reads as T and requestable = min(limit, request). If nothing remains, stop: over-committed
-//      quotas are honoured up to request even beyond T.
+//      quotas are honoured up to request even beyond T. A negative quota or limit (other than -1)
+//      gives a negative amount here, which KAI adds as it is (the remainder grows by as much).
 //   2. Over-quota phase, one priority level at a time, highest first; a lower level only gets what
 //      higher levels leave. Within a level, rounds: every unsatisfied queue (request above its
 //      fair share and limit above it) with weight > 0 is offered
 //         fair_i = amount_this_round x sw_i / sum(sw),  sw_i = max(0, w_i + k (w_i - u_i))
-//      with w_i its weight normalised over the unsatisfied queues, u_i its normalised usage and
-//      k the kValue. A queue whose remaining request fits in fair_i takes all of it; otherwise it
-//      takes floor(fair_i) in whole units (1 GPU, 1 millicore, 1 byte) and the fractional rest is
-//      remembered. Another round runs while some queue took less than offered and amount is left.
-//      A level with a single queue gives that queue everything that is left (KAI does this
-//      whatever the queue's request or limit).
+//      with w_i its weight divided by the sum of the weights of the queues with remaining
+//      request (a negative weight counts in that sum as KAI counts it, so a lone -1 normalises
+//      to 1), u_i its normalised usage and k the kValue. A queue whose remaining request fits in
+//      fair_i takes all of it; otherwise it takes floor(fair_i) in whole units (1 GPU,
+//      1 millicore, 1 byte) and the fractional rest is remembered. Another round runs while some
+//      queue took less than offered and amount is left. A queue never gets more than its
+//      remaining request this way, alone at its level or not.
 //   3. Leftovers: level by level, the remembered remainders, largest first (ties: older queue,
 //      then uid, then name), get one whole unit each (or what is left) until nothing remains.
 // Queues are visited in name order; with exact arithmetic the order cannot change a result

@@ -129,19 +129,69 @@ TEST_F(DivisionTest, HigherPriorityLevelIsServedFirst) {
   EXPECT_EQ(Fair("c"), Gpus(1));
 }
 
-TEST_F(DivisionTest, SingleQueueAtAPriorityLevelTakesEverythingLeft) {
-  // KAI's rule: a priority level with one queue gives it all that remains, whatever its request;
-  // the lower level gets nothing.
+TEST_F(DivisionTest, AQueueAloneAtItsLevelGetsNoMoreThanItsRequest) {
+  // KAI's divideUpToFairShare has no rule for a lone queue: level 200 offers a all 10, a needs 6
+  // and takes 6; with a satisfied no weight is left and the level ends. Level 100 gets the 4 left.
   Add("a", Gpus(6), Gpus(0), 1, std::nullopt, 200);
   Add("b", Gpus(10), Gpus(0), 1, std::nullopt, 100);
   Divide(Gpus(10));
-  EXPECT_EQ(Fair("a"), Gpus(10));
-  EXPECT_EQ(Fair("b"), Gpus(0));
+  EXPECT_EQ(Fair("a"), Gpus(6));
+  EXPECT_EQ(Fair("b"), Gpus(4));
+}
+
+TEST_F(DivisionTest, ALoneQueueWithZeroWeightKeepsItsQuota) {
+  // Weight 0: nothing over quota, however much is left (the sum of weights is 0, so no round).
+  Add("a", Gpus(8), Gpus(2), 0);
+  Divide(Gpus(10));
+  EXPECT_EQ(Fair("a"), Gpus(2));
+}
+
+TEST_F(DivisionTest, ALoneNegativeWeightNormalisesToOne) {
+  // KAI normalises each weight by the sum over the unsatisfied siblings: a lone -1 gives
+  // -1 / -1 = 1, share weight 1 + k (1 - 0) = 2 > 0, so a is offered all 10 and takes its 6.
+  Add("a", Gpus(6), Gpus(0), -1);
+  Divide(Gpus(10));
+  EXPECT_EQ(Fair("a"), Gpus(6));
+}
+
+TEST_F(DivisionTest, NegativeWeightsOfTheSameSignSplitAsTheirMagnitudes) {
+  // Weights -1 and -3, sum -4: normalised 0.25 and 0.75, share weights 0.5 and 1.5. 8 GPUs:
+  // offered 2 and 6, both want more: a 2, b 6.
+  Add("a", Gpus(10), Gpus(0), -1);
+  Add("b", Gpus(10), Gpus(0), -3);
+  Divide(Gpus(8));
+  EXPECT_EQ(Fair("a"), Gpus(2));
+  EXPECT_EQ(Fair("b"), Gpus(6));
+}
+
+TEST_F(DivisionTest, ANegativeWeightBesideAPositiveOneIsFlooredAtZero) {
+  // Weights -1 and 3, sum 2: normalised -0.5 and 1.5; share weights max(0, -0.5 + (-0.5)) = 0
+  // and 1.5 + 1.5 = 3. b is offered all 8 and takes its 5; a gets no round of its own: b is
+  // satisfied, so the next sum of weights is a's -1 alone, normalised to 1: a is offered the 3
+  // left and takes them.
+  Add("a", Gpus(10), Gpus(0), -1);
+  Add("b", Gpus(5), Gpus(0), 3);
+  Divide(Gpus(8));
+  EXPECT_EQ(Fair("b"), Gpus(5));
+  EXPECT_EQ(Fair("a"), Gpus(3));
+}
+
+TEST_F(DivisionTest, NegativeQuotaIsAddedAsItIs) {
+  // KAI's setDeservedResource adds min(deserved, requestable) even when it is negative: a gets
+  // -2 and the remainder grows to 12. Over quota (weights 1 each, both want more): a's remaining
+  // request is 4 - (-2) = 6, b's 10; each is offered 6: a takes its whole 6, b takes 6, nothing
+  // is left. a ends at 4, b at 6.
+  Add("a", Gpus(4), Gpus(-2), 1);
+  Add("b", Gpus(10), Gpus(0), 1);
+  Divide(Gpus(10));
+  EXPECT_EQ(Fair("a"), Gpus(4));
+  EXPECT_EQ(Fair("b"), Gpus(6));
 }
 
 TEST_F(DivisionTest, LimitCapsTheShare) {
   // 10 GPUs, weight 1 each, a limited to 2. Round 1 offers 5: a can use only 2 (takes 2,
-  // another round), b takes 5. Round 2 offers the 3 left to b alone.
+  // another round), b takes 5. Round 2: a is satisfied (its limit is reached), so b's weight is
+  // the whole sum and it is offered the 3 left.
   Add("a", Gpus(10), Gpus(0), 1, Gpus(2));
   Add("b", Gpus(10), Gpus(0), 1);
   Divide(Gpus(10));

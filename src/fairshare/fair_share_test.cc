@@ -64,7 +64,7 @@ TEST_F(FairShareTest, ThreeLevelTreeDividesTopDown) {
   // dept-a's 8: a1 deserved 4, a2 deserved 1 (its request); a1 takes the 3 left.
   EXPECT_EQ(FairGpus("a1"), Quantity(7000));
   EXPECT_EQ(FairGpus("a2"), Quantity(1000));
-  // dept-b's 8: b1 deserved 4, then alone at its level it takes the remaining 4.
+  // dept-b's 8: b1 deserved 4, then it is offered the remaining 4 and, wanting 6 more, takes them.
   EXPECT_EQ(FairGpus("b1"), Quantity(8000));
   // Allocation and requests are summed up the tree.
   EXPECT_EQ(Q("org").resources[kGpu].allocated, Quantity(1000));
@@ -111,8 +111,8 @@ TEST_F(FairShareTest, UnusableQueuesGetNoShareAndBrokenPodsAskForNone) {
   Compute();
   EXPECT_FALSE(Q("orphan").usable);
   EXPECT_EQ(FairGpus("orphan"), Quantity(0));
-  // good is the only usable top-level queue: alone at its level it takes all 4 GPUs.
-  EXPECT_EQ(FairGpus("good"), Quantity(4000));
+  // good is the only usable top-level queue: it is offered all 4 GPUs and takes what it asks, 2.
+  EXPECT_EQ(FairGpus("good"), Quantity(2000));
   EXPECT_EQ(Q("good").resources[kGpu].request, Quantity(2000));
 }
 

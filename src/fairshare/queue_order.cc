@@ -27,8 +27,12 @@ Ratio DominantShare(const QueueShare& q, const ShareVector& allocated, const Sha
   Ratio best;
   for (ShareResource r : core::kShareResources) {
     const Quantity allocatable = q.resources[r].Allocatable().amount_or(total[r]);
+    // A negative allocatable (a negative quota or limit, kept as KAI keeps it) gives KAI a
+    // negative share, which never beats the others: keep the denominator positive.
     Ratio v = allocatable.value() == 0 ? Ratio{Penalty(r, allocated[r]), 1}
-                                       : Ratio{allocated[r].value(), allocatable.value()};
+              : allocatable.value() > 0
+                  ? Ratio{allocated[r].value(), allocatable.value()}
+                  : Ratio{-Int128{allocated[r].value()}, -Int128{allocatable.value()}};
     if (CompareRatio(v, best) > 0) best = v;
   }
   return best;

@@ -34,8 +34,10 @@ FieldDecoder::FieldDecoder(std::string_view source, std::string object,
     : source_(source), object_(std::move(object)), problems_(problems), diagnostics_(diagnostics) {}
 
 void FieldDecoder::Problem(std::string_view field, std::string_view message) {
-  problems_.push_back(field.empty() ? std::string(message)
-                                    : std::string(field) + ": " + std::string(message));
+  problems_.push_back(Warn(field, message));
+}
+
+std::string FieldDecoder::Warn(std::string_view field, std::string_view message) {
   core::Diagnostic d;
   d.severity = core::Diagnostic::Severity::kWarning;
   d.source = source_;
@@ -43,6 +45,7 @@ void FieldDecoder::Problem(std::string_view field, std::string_view message) {
   d.field = std::string(field);
   d.message = std::string(message);
   diagnostics_.push_back(std::move(d));
+  return field.empty() ? std::string(message) : std::string(field) + ": " + std::string(message);
 }
 
 void FieldDecoder::TypeProblem(const Value& value, std::string_view field,

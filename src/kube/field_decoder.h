@@ -41,6 +41,9 @@ class FieldDecoder {
 
   // Records one problem with `field`.
   void Problem(std::string_view field, std::string_view message);
+  // A value that is accepted as it is but deserves a word (KAI admits and schedules with it):
+  // only a kWarning Diagnostic, no problem. Returns "field: message" for the object's own notes.
+  std::string Warn(std::string_view field, std::string_view message);
 
   // The value when it is a mapping / a sequence; nullptr when absent or null (silently) or of
   // another type (a problem).

@@ -101,8 +101,9 @@ apiVersion: scheduling.run.ai/v2
 kind: QueueList
 items:
 - metadata: {name: q1}
+  spec: {resources: {}}
 - metadata: {name: q2}
-  spec: {priority: 7}
+  spec: {priority: 7, resources: {}}
 )");
   EXPECT_TRUE(r.diagnostics.empty()) << AllDiagnostics(r);
   ASSERT_EQ(r.objects.queues.size(), 2u);

@@ -54,20 +54,34 @@ std::optional<core::Quantity> Amount(FieldDecoder& d, const Value* value, const 
   return parsed.value();
 }
 
-// quota and limit: -1 is unlimited, any other negative is a problem, unset stays 0.
+// quota and limit: -1 is unlimited; unset stays 0. Other negative amounts are accepted as KAI
+// takes them (its CRD admits any number and its scheduler computes with the number as given):
+// GPU and CPU keep the negative amount; memory, which KAI scales to bytes and then raises to at
+// least -1 (`math.Max(-1, quota*10^6)` in the proportion plugin), becomes unlimited. Either way
+// the queue gets a warning.
 void DecodeBound(FieldDecoder& d, const Value* value, const std::string& field,
-                 const QueueUnit& unit, core::Bound& out) {
+                 const QueueUnit& unit, core::Bound& out, std::vector<std::string>& warnings) {
   if (value != nullptr && value->type() == Value::Type::kNumber && IsMinusOne(value->text())) {
     out = core::Bound::Unlimited();
     return;
   }
   std::optional<core::Quantity> amount = Amount(d, value, field, unit.shift, unit.scale);
   if (!amount) return;
-  if (amount->is_negative()) {
-    d.Problem(field, "negative amount " + value->text() + " (only -1, unlimited, is allowed)");
+  if (!amount->is_negative()) {
+    out = core::Bound::Of(*amount);
+    return;
+  }
+  if (unit.resource == core::ShareResource::kMemory) {
+    out = core::Bound::Unlimited();
+    warnings.push_back(d.Warn(field, "negative amount " + value->text() +
+                                         " (only -1, unlimited, is meant to be negative); read "
+                                         "as unlimited, as KAI reads a negative memory amount"));
     return;
   }
   out = core::Bound::Of(*amount);
+  warnings.push_back(d.Warn(field, "negative amount " + value->text() +
+                                       " (only -1, unlimited, is meant to be negative); used as "
+                                       "the number it is, as KAI does"));
 }
 
 void DecodeResources(FieldDecoder& d, const Value* resources, core::QueueObject& queue) {
@@ -76,18 +90,32 @@ void DecodeResources(FieldDecoder& d, const Value* resources, core::QueueObject&
     const Value* spec = d.Mapping(resources->Find(unit.key), field);
     if (spec == nullptr) continue;
     core::QueueResource& out = queue.resources[unit.resource];
-    DecodeBound(d, spec->Find("quota"), FieldPath(field, "quota"), unit, out.quota);
-    DecodeBound(d, spec->Find("limit"), FieldPath(field, "limit"), unit, out.limit);
+    DecodeBound(d, spec->Find("quota"), FieldPath(field, "quota"), unit, out.quota, queue.warnings);
+    DecodeBound(d, spec->Find("limit"), FieldPath(field, "limit"), unit, out.limit, queue.warnings);
     const std::string weight_field = FieldPath(field, "overQuotaWeight");
     const Value* weight = spec->Find("overQuotaWeight");
     std::optional<core::Quantity> weight_milli =
         Amount(d, weight, weight_field, 0, core::Scale::kMilli);
-    if (weight_milli && weight_milli->is_negative()) {
-      d.Problem(weight_field, "negative weight " + weight->text());
-    } else if (weight_milli) {
-      out.over_quota_weight_milli = *weight_milli;
+    if (!weight_milli) continue;
+    out.over_quota_weight_milli = *weight_milli;
+    if (weight_milli->is_negative()) {
+      // KAI normalises weights over the unsatisfied siblings and floors each share weight at 0
+      // (calcShareWeights in resource_division.go); a negative weight takes part in that sum.
+      queue.warnings.push_back(
+          d.Warn(weight_field, "negative weight " + weight->text() +
+                                   "; used as KAI uses it: normalised over the unsatisfied "
+                                   "siblings' weights, each share weight floored at 0"));
     }
   }
+}
+
+// KAI's admission webhook refuses a queue without spec.resources, but one created without the
+// webhook is scheduled: KAI's scheduler reads it as quota 0, limit 0 and weight 0 for every
+// resource (queue_info.getQueueQuota), which the default QueueResource already is.
+void WarnMissingResources(FieldDecoder& d, core::QueueObject& queue) {
+  queue.warnings.push_back(d.Warn("spec.resources",
+                                  "missing; read as KAI's scheduler reads it: quota 0, limit 0 "
+                                  "and over-quota weight 0 for gpu, cpu and memory"));
 }
 
 }  // namespace
@@ -100,13 +128,17 @@ std::optional<core::QueueObject> DecodeQueue(const Value& object, const DecodeCo
   FieldDecoder& d = *decoder;
 
   const Value* spec = d.Mapping(object.Find("spec"), "spec");
-  if (spec == nullptr) return queue;
+  if (spec == nullptr) {
+    WarnMissingResources(d, queue);
+    return queue;
+  }
   queue.display_name = d.String(spec->Find("displayName"), "spec.displayName").value_or("");
   queue.parent = d.String(spec->Find("parentQueue"), "spec.parentQueue").value_or("");
   queue.priority = d.Int32(spec->Find("priority"), "spec.priority");
   if (const Value* resources = d.Mapping(spec->Find("resources"), "spec.resources")) {
-    queue.has_resources = true;
     DecodeResources(d, resources, queue);
+  } else if (spec->Find("resources") == nullptr || spec->Find("resources")->is_null()) {
+    WarnMissingResources(d, queue);
   }
   queue.preempt_min_runtime = d.Duration(spec->Find("preemptMinRuntime"), "spec.preemptMinRuntime");
   queue.reclaim_min_runtime = d.Duration(spec->Find("reclaimMinRuntime"), "spec.reclaimMinRuntime");

@@ -42,7 +42,7 @@ spec:
   EXPECT_EQ(q.priority, 200);
   EXPECT_EQ(q.preempt_min_runtime, 600s);
   EXPECT_EQ(q.reclaim_min_runtime, 5400s);
-  EXPECT_TRUE(q.has_resources);
+  EXPECT_TRUE(q.warnings.empty());
   const core::QueueResource& gpu = q.resources[ShareResource::kGpu];
   EXPECT_EQ(gpu.quota, Bound::Of(Quantity(2500)));
   EXPECT_TRUE(gpu.limit.is_unlimited());
@@ -71,10 +71,15 @@ spec:
   resources:
     memory: {quota: 1e3}
 )");
-  EXPECT_TRUE(r.diagnostics.empty());
+  // The queue without spec.resources is read as KAI's scheduler reads it, with a warning.
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].object, "Queue bare");
+  EXPECT_EQ(r.diagnostics[0].field, "spec.resources");
   ASSERT_EQ(r.objects.queues.size(), 2u);
   const core::QueueObject& bare = r.objects.queues[0];
-  EXPECT_FALSE(bare.has_resources);
+  EXPECT_TRUE(bare.problems.empty());
+  ASSERT_EQ(bare.warnings.size(), 1u);
+  EXPECT_EQ(bare.warnings[0].rfind("spec.resources: missing", 0), 0u) << bare.warnings[0];
   EXPECT_FALSE(bare.priority.has_value());
   EXPECT_FALSE(bare.preempt_min_runtime.has_value());
   for (ShareResource res : core::kShareResources) {
@@ -83,7 +88,7 @@ spec:
     EXPECT_EQ(bare.resources[res].over_quota_weight_milli, Quantity(0));
   }
   const core::QueueObject& partial = r.objects.queues[1];
-  EXPECT_TRUE(partial.has_resources);
+  EXPECT_TRUE(partial.warnings.empty());
   EXPECT_EQ(partial.resources[ShareResource::kMemory].quota,
             Bound::Of(Quantity(1000000000)));  // 1e3 MB
   EXPECT_EQ(partial.resources[ShareResource::kGpu].limit, Bound::Of(Quantity(0)));
@@ -98,32 +103,65 @@ spec:
   preemptMinRuntime: ten minutes
   reclaimMinRuntime: -5m
   resources:
-    gpu: {quota: -2, limit: "4"}
-    cpu: {overQuotaWeight: -1}
+    gpu: {limit: "4"}
     memory: {quota: 0x10}
 )");
   ASSERT_EQ(r.objects.queues.size(), 1u);
   const core::QueueObject& q = r.objects.queues[0];
-  ASSERT_EQ(q.problems.size(), 6u);
-  EXPECT_EQ(q.problems[0].rfind("spec.resources.gpu.quota: negative amount -2", 0), 0u)
+  ASSERT_EQ(q.problems.size(), 4u);
+  EXPECT_EQ(q.problems[0].rfind("spec.resources.gpu.limit: expected a number, got string", 0), 0u)
       << q.problems[0];
-  EXPECT_EQ(q.problems[1].rfind("spec.resources.gpu.limit: expected a number, got string", 0), 0u)
+  EXPECT_EQ(q.problems[1].rfind("spec.resources.memory.quota: not a number", 0), 0u)
       << q.problems[1];
-  EXPECT_EQ(q.problems[2].rfind("spec.resources.cpu.overQuotaWeight: negative weight", 0), 0u)
-      << q.problems[2];
-  EXPECT_EQ(q.problems[3].rfind("spec.resources.memory.quota: not a number", 0), 0u)
+  EXPECT_EQ(q.problems[2].rfind("spec.preemptMinRuntime: not a duration", 0), 0u) << q.problems[2];
+  EXPECT_EQ(q.problems[3].rfind("spec.reclaimMinRuntime: negative duration", 0), 0u)
       << q.problems[3];
-  EXPECT_EQ(q.problems[4].rfind("spec.preemptMinRuntime: not a duration", 0), 0u) << q.problems[4];
-  EXPECT_EQ(q.problems[5].rfind("spec.reclaimMinRuntime: negative duration", 0), 0u)
-      << q.problems[5];
-  EXPECT_EQ(q.resources[ShareResource::kGpu].quota, Bound::Of(Quantity(0)));
   EXPECT_FALSE(q.preempt_min_runtime.has_value());
-  ASSERT_EQ(r.diagnostics.size(), 6u);
+  ASSERT_EQ(r.diagnostics.size(), 4u);
   EXPECT_EQ(r.diagnostics[0].severity, core::Diagnostic::Severity::kWarning);
   EXPECT_EQ(r.diagnostics[0].source, "queues.yaml");
   EXPECT_EQ(r.diagnostics[0].object, "Queue bad");
+  EXPECT_EQ(r.diagnostics[0].field, "spec.resources.gpu.limit");
+  EXPECT_EQ(r.diagnostics[2].field, "spec.preemptMinRuntime");
+}
+
+// KAI's Queue CRD admits any number and KAI's scheduler computes with it (resource_division.go,
+// proportion.go): negative weights, quotas and limits other than -1 are kept, with a warning
+// each; a negative memory amount is raised to -1, unlimited, as KAI's math.Max(-1, x*10^6) does.
+TEST(QueueCodec, NegativeAmountsAndWeightsAreKeptAsKaiKeepsThem) {
+  LoadResult r = Decode(R"(
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata: {name: odd}
+spec:
+  resources:
+    gpu: {quota: -2, limit: -3.5, overQuotaWeight: -1}
+    cpu: {quota: -1, limit: -1000, overQuotaWeight: -0.5}
+    memory: {quota: -5, limit: -1, overQuotaWeight: 1}
+)");
+  ASSERT_EQ(r.objects.queues.size(), 1u);
+  const core::QueueObject& q = r.objects.queues[0];
+  EXPECT_TRUE(q.problems.empty());
+  const core::QueueResource& gpu = q.resources[ShareResource::kGpu];
+  EXPECT_EQ(gpu.quota, Bound::Of(Quantity(-2000)));
+  EXPECT_EQ(gpu.limit, Bound::Of(Quantity(-3500)));
+  EXPECT_EQ(gpu.over_quota_weight_milli, Quantity(-1000));
+  const core::QueueResource& cpu = q.resources[ShareResource::kCpu];
+  EXPECT_TRUE(cpu.quota.is_unlimited());
+  EXPECT_EQ(cpu.limit, Bound::Of(Quantity(-1000)));
+  EXPECT_EQ(cpu.over_quota_weight_milli, Quantity(-500));
+  const core::QueueResource& memory = q.resources[ShareResource::kMemory];
+  EXPECT_TRUE(memory.quota.is_unlimited());
+  EXPECT_TRUE(memory.limit.is_unlimited());
+  // gpu quota, gpu limit, gpu weight, cpu limit, cpu weight, memory quota.
+  ASSERT_EQ(q.warnings.size(), 6u);
+  EXPECT_EQ(q.warnings[0].rfind("spec.resources.gpu.quota: negative amount -2", 0), 0u)
+      << q.warnings[0];
+  EXPECT_EQ(q.warnings[2].rfind("spec.resources.gpu.overQuotaWeight: negative weight -1", 0), 0u)
+      << q.warnings[2];
+  EXPECT_NE(q.warnings[5].find("read as unlimited"), std::string::npos) << q.warnings[5];
+  ASSERT_EQ(r.diagnostics.size(), 6u);
   EXPECT_EQ(r.diagnostics[0].field, "spec.resources.gpu.quota");
-  EXPECT_EQ(r.diagnostics[4].field, "spec.preemptMinRuntime");
 }
 
 TEST(PodGroupCodec, ReadsSpecWithSubGroups) {

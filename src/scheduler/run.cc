@@ -179,6 +179,8 @@ QueueReport ReportQueue(const core::Snapshot& s, const fairshare::QueueShare& sh
   r.requested = share.Requested();
   for (core::Index child : q.children)
     r.children.push_back(s.queues[static_cast<size_t>(child)].name);
+  r.problems = q.problems;
+  r.warnings = q.warnings;
   return r;
 }
 

@@ -105,6 +105,10 @@ struct QueueReport {
   core::ShareVector allocated_non_preemptible;
   core::ShareVector requested;
   std::vector<std::string> children;  // child queue names, sorted
+  // Why the queue is unusable (empty when it is usable), and the values accepted as KAI accepts
+  // them that its owner should hear about (core::Queue).
+  std::vector<std::string> problems;
+  std::vector<std::string> warnings;
 };
 
 struct RunReport {

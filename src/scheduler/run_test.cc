@@ -82,8 +82,9 @@ TEST(Run, QueueReportCarriesQuotaAndShares) {
   // Requested: run 1 + wait 1 + big 3 = 5 (bad and lost ask for nothing).
   EXPECT_EQ(q.requested[core::ShareResource::kGpu], core::Quantity(5000));
   EXPECT_EQ(q.allocated[core::ShareResource::kGpu], core::Quantity(2000));  // run + wait
-  // Alone at the top: all 4 GPUs.
-  EXPECT_EQ(q.fair_share[core::ShareResource::kGpu], core::Quantity(4000));
+  // Alone at the top, 4 GPUs: deserved min(2, min(limit 3, request 5)) = 2, then over quota its
+  // remaining min(3, 5) - 2 = 1 fits the 2 offered: 3, capped by its limit.
+  EXPECT_EQ(q.fair_share[core::ShareResource::kGpu], core::Quantity(3000));
 }
 
 TEST(Run, GangsReportTheirMinimumAndReadiness) {

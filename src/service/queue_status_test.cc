@@ -19,7 +19,7 @@ TEST(QueueStatusTest, WritesKaiResourceListsChildrenAndTheFairShare) {
   queue.fair_share[core::ShareResource::kGpu] = core::Quantity(3000);
   queue.fair_share[core::ShareResource::kCpu] = core::Quantity(500);
   queue.children = {"a", "b"};
-  nlohmann::json status = nlohmann::json::parse(QueueStatusJson(queue));
+  nlohmann::json status = nlohmann::json::parse(QueueStatusJson(queue, QueueCondition::Of(queue)));
   EXPECT_EQ(status["allocated"]["nvidia.com/gpu"], "2500m");
   EXPECT_EQ(status["allocated"]["cpu"], "16");
   EXPECT_EQ(status["allocated"]["memory"], "1073741824");
@@ -29,6 +29,37 @@ TEST(QueueStatusTest, WritesKaiResourceListsChildrenAndTheFairShare) {
   EXPECT_EQ(status["fairShare"]["nvidia.com/gpu"], "3");
   EXPECT_EQ(status["fairShare"]["cpu"], "500m");
   EXPECT_EQ(status["childQueues"], nlohmann::json::array({"a", "b"}));
+  ASSERT_EQ(status["conditions"].size(), 1u);
+  EXPECT_EQ(status["conditions"][0]["type"], "Valid");
+  EXPECT_EQ(status["conditions"][0]["status"], "True");
+  EXPECT_EQ(status["conditions"][0]["reason"], "Valid");
+}
+
+TEST(QueueStatusTest, TheValidConditionSaysWhatWasAcceptedAndWhatIsUnusable) {
+  scheduler::QueueReport odd;
+  odd.warnings = {"spec.resources.gpu.overQuotaWeight: negative weight -1; used as KAI uses it",
+                  "spec.resources.cpu.quota: negative amount -2"};
+  QueueCondition accepted = QueueCondition::Of(odd);
+  accepted.since = core::Time(std::chrono::seconds(1'700'000'000));
+  nlohmann::json status = nlohmann::json::parse(QueueStatusJson(odd, accepted));
+  const nlohmann::json& c = status["conditions"][0];
+  EXPECT_EQ(c["status"], "True");
+  EXPECT_EQ(c["reason"], "AcceptedWithWarnings");
+  EXPECT_EQ(c["message"],
+            "spec.resources.gpu.overQuotaWeight: negative weight -1; used as KAI uses it; "
+            "spec.resources.cpu.quota: negative amount -2");
+  EXPECT_EQ(c["lastTransitionTime"], "2023-11-14T22:13:20Z");
+
+  scheduler::QueueReport orphan;
+  orphan.problems = {"spec.parentQueue: parent queue gone does not exist"};
+  orphan.warnings = {"spec.resources: missing"};
+  const QueueCondition unusable = QueueCondition::Of(orphan);
+  EXPECT_FALSE(unusable.valid);
+  EXPECT_EQ(unusable.reason, "Unusable");
+  EXPECT_EQ(unusable.message,
+            "spec.parentQueue: parent queue gone does not exist; the queue's jobs are not "
+            "scheduled");
+  EXPECT_FALSE(unusable.SameAs(accepted));
 }
 
 TEST(PodGroupStatusTest, ConditionInKaiFormatWithReasonsSplit) {

@@ -251,9 +251,9 @@ void SchedulerService::RunCycle() {
   }
   status_.Retain(pending);
   ReportGroups(report);
+  ReportQueues(report);
   std::vector<telemetry::QueueMetrics> queue_metrics;
   for (const scheduler::QueueReport& queue : report.queues) {
-    status_.QueueStatus(queue.name, QueueStatusJson(queue));
     queue_metrics.push_back(QueueMetricsOf(queue));
   }
   std::map<std::string, nlohmann::json> annotations;
@@ -374,6 +374,27 @@ void SchedulerService::ReportGroups(const scheduler::RunReport& report) {
     status_.PodGroupStatus(group.pod_group, PodGroupStatusJson(group, condition, clear));
   }
   std::erase_if(conditions_, [&](const auto& entry) { return !seen.contains(entry.first); });
+}
+
+void SchedulerService::ReportQueues(const scheduler::RunReport& report) {
+  const core::Time now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  std::set<std::string> seen;
+  for (const scheduler::QueueReport& queue : report.queues) {
+    seen.insert(queue.name);
+    QueueCondition wanted = QueueCondition::Of(queue);
+    auto it = queue_conditions_.find(queue.name);
+    if (it == queue_conditions_.end() || !it->second.SameAs(wanted)) {
+      wanted.since = now;
+      // Said once when it changes, not every cycle: the condition keeps saying it.
+      if (wanted.reason != "Valid") {
+        status_.QueueEvent(queue.name, "Warning",
+                           wanted.valid ? "QueueSpecWarning" : "QueueUnusable", wanted.message);
+      }
+      it = queue_conditions_.insert_or_assign(queue.name, std::move(wanted)).first;
+    }
+    status_.QueueStatus(queue.name, QueueStatusJson(queue, it->second));
+  }
+  std::erase_if(queue_conditions_, [&](const auto& entry) { return !seen.contains(entry.first); });
 }
 
 bool SchedulerService::Evict(const framework::Decision& d, const std::string& group) {

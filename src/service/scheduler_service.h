@@ -131,6 +131,8 @@ class SchedulerService {
   void BindFailed(const BindTask& task, const std::string& why);
   void MaybeCollectGpuReservations();
   void ReportGroups(const scheduler::RunReport& report);
+  // Queue status with its Valid condition, and a Warning Event when the condition changes.
+  void ReportQueues(const scheduler::RunReport& report);
   // The cycle's state for options_.dashboard.
   void PublishDashboard(const core::Snapshot& snapshot, const scheduler::RunReport& report,
                         std::chrono::system_clock::time_point started,
@@ -144,7 +146,8 @@ class SchedulerService {
 
   std::string config_text_;  // the configuration file as last read
   std::chrono::steady_clock::time_point config_checked_{};
-  std::map<std::string, SchedulingCondition> conditions_;  // by PodGroup, as last written
+  std::map<std::string, SchedulingCondition> conditions_;   // by PodGroup, as last written
+  std::map<std::string, QueueCondition> queue_conditions_;  // by Queue, as last written
 
   mutable std::mutex mu_;
   std::condition_variable_any wake_;

@@ -35,13 +35,37 @@ nlohmann::json ResourceList(const core::ShareVector& v) {
 
 }  // namespace
 
-std::string QueueStatusJson(const scheduler::QueueReport& queue) {
+QueueCondition QueueCondition::Of(const scheduler::QueueReport& queue) {
+  const auto joined = [](const std::vector<std::string>& texts) {
+    std::string out;
+    for (const std::string& t : texts) out += (out.empty() ? "" : "; ") + t;
+    return out;
+  };
+  QueueCondition c;
+  if (!queue.problems.empty()) {
+    c.valid = false;
+    c.reason = "Unusable";
+    c.message = joined(queue.problems) + "; the queue's jobs are not scheduled";
+  } else if (!queue.warnings.empty()) {
+    c.reason = "AcceptedWithWarnings";
+    c.message = joined(queue.warnings);
+  }
+  return c;
+}
+
+std::string QueueStatusJson(const scheduler::QueueReport& queue, const QueueCondition& condition) {
   nlohmann::json status = {
       {"allocated", ResourceList(queue.allocated)},
       {"allocatedNonPreemptible", ResourceList(queue.allocated_non_preemptible)},
       {"requested", ResourceList(queue.requested)},
       {"childQueues", queue.children},
-      {"fairShare", ResourceList(queue.fair_share)}};
+      {"fairShare", ResourceList(queue.fair_share)},
+      {"conditions",
+       nlohmann::json::array({{{"type", "Valid"},
+                               {"status", condition.valid ? "True" : "False"},
+                               {"reason", condition.reason},
+                               {"message", condition.message},
+                               {"lastTransitionTime", core::FormatRfc3339(condition.since)}}})}};
   return status.dump();
 }
 

@@ -95,6 +95,12 @@ void StatusWriter::PodGroupEvent(const std::string& group, const std::string& ty
       {{"scheduling.run.ai/v2alpha2", "PodGroup", ns, name, ""}, type, reason, "Scheduling", note});
 }
 
+void StatusWriter::QueueEvent(const std::string& queue, const std::string& type,
+                              const std::string& reason, const std::string& note) {
+  events_.Record(
+      {{"scheduling.run.ai/v2", "Queue", "", queue, ""}, type, reason, "Scheduling", note});
+}
+
 void StatusWriter::QueueStatus(const std::string& queue, const std::string& status_json) {
   Enqueue({kubeclient::resources::Queues(), queue, "status", R"({"status":)" + status_json + "}",
            status_json});

@@ -5,7 +5,8 @@
 //   - a bound pod gets a Normal Event "Scheduled" ("Successfully assigned ns/pod to node");
 //   - an evicted pod gets a Normal Event "Evict" with the action and its reason;
 //   - a pipelined pod gets a Normal Event "Pipelined"; a PodGroup gets NotReady and StaleJob
-//     Events as KAI's do;
+//     Events as KAI's do; a Queue gets a Warning Event (QueueSpecWarning, QueueUnusable) when
+//     its Valid condition changes to say something;
 //   - a Queue's and a PodGroup's status subresource get what the cycle computed (see
 //     service/status_json.h), written only when it changed;
 //   - PodGroup annotations the cycle changed (last-start, stale-since timestamps) are patched.
@@ -51,6 +52,9 @@ class StatusWriter {
   // An Event on a PodGroup (ns/name).
   void PodGroupEvent(const std::string& group, const std::string& type, const std::string& reason,
                      const std::string& note);
+  // An Event on a Queue (cluster-scoped; Events about it go to the default namespace).
+  void QueueEvent(const std::string& queue, const std::string& type, const std::string& reason,
+                  const std::string& note);
 
   // `status_json` is the fields of the object's status to set (a merge patch of the status
   // subresource); written when it differs from what was last written for the object.

@@ -126,7 +126,6 @@ MakeQueue::MakeQueue(std::string name) {
   queue_.meta.name = std::move(name);
   queue_.meta.uid = "uid-" + queue_.meta.name;
   queue_.meta.source = "test";
-  queue_.has_resources = true;
   // Like KAI's test builders: CPU and memory unlimited unless a test says otherwise.
   Cpu(-1, -1, 1);
   Memory(-1, -1, 1);
@@ -165,7 +164,9 @@ MakeQueue& MakeQueue::Created(int64_t unix_seconds) {
   return *this;
 }
 MakeQueue& MakeQueue::NoResources() {
-  queue_.has_resources = false;
+  // As the codec reads a Queue without spec.resources: zeros everywhere, and a warning.
+  queue_.resources = {};
+  queue_.warnings.push_back("spec.resources: missing");
   return *this;
 }
 
