@@ -71,11 +71,21 @@ bool CanReclaimResources(const QueueShares& shares, const ReclaimerInfo& reclaim
 bool Reclaimable(const QueueShares& shares, const ReclaimerInfo& reclaimer,
                  const std::vector<VictimBundle>& bundles, int64_t multiplier_milli) {
   std::map<Index, ShareVector> remaining;  // queues that lost resources
+  // Per such queue, the resources its victims (those of its subtree) held: KAI's "involved
+  // resources", compared in the saturation rule besides the reclaimer's.
+  std::map<Index, core::PerResource<bool>> involved;
   const auto remaining_of = [&](Index q) -> ShareVector& {
     auto it = remaining.find(q);
     if (it == remaining.end()) it = remaining.emplace(q, shares[q].Allocated()).first;
     return it->second;
   };
+  // Every victim moves: no queue loses anything, and KAI approves whatever the reclaimer's
+  // standing (KAI #1565: 376 GPUs of in-quota work restarted for 48 GPUs of an over-quota
+  // queue). Moving someone else's work is only for a reclaimer within its deserved quota.
+  if (bundles.empty()) {
+    const QueueShare& q = shares[reclaimer.queue];
+    if (!WithinBounds(q.Allocated() + reclaimer.request, Deserved(q))) return false;
+  }
   for (const VictimBundle& bundle : bundles) {
     const auto [reclaimer_side, victim_side] = LeveledQueues(shares, reclaimer.queue, bundle.queue);
     const QueueShare& rq = shares[reclaimer_side];
@@ -88,6 +98,9 @@ bool Reclaimable(const QueueShares& shares, const ReclaimerInfo& reclaimer,
     if (!maintain_fair_share && !guarantee_deserved) return false;
     for (Index at = bundle.queue; at != core::kNone; at = shares[at].parent) {
       remaining_of(at) -= bundle.resources;
+      for (ShareResource r : core::kShareResources) {
+        if (bundle.resources[r] > Quantity::Zero()) involved[at][r] = true;
+      }
     }
   }
   const int64_t multiplier = multiplier_milli < 1000 ? 1000 : multiplier_milli;
@@ -106,7 +119,7 @@ bool Reclaimable(const QueueShares& shares, const ReclaimerInfo& reclaimer,
       auto lost = remaining.find(sibling);
       if (sibling == at || lost == remaining.end()) continue;
       for (ShareResource r : core::kShareResources) {
-        if (reclaimer.request[r] <= Quantity::Zero()) continue;
+        if (reclaimer.request[r] <= Quantity::Zero() && !involved[sibling][r]) continue;
         if (SaturationRejects(with_job[r], q.resources[r].fair_share, lost->second[r],
                               shares[sibling].resources[r].fair_share, multiplier)) {
           return false;

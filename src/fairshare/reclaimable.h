@@ -12,9 +12,16 @@
 //        - guarantee deserved quota: the reclaimer-side queue's allocation plus the request is
 //          within its deserved quota in every resource, and the victim side's remaining
 //          allocation is above its deserved quota in some resource;
-//      then the bundle is taken from the victim queue and all its ancestors.
+//      then the bundle is taken from the victim queue and all its ancestors. (A victim whose
+//      every pod moves to another node costs its queue nothing and is no bundle at all: KAI
+//      leaves such victims out of the queues it checks; the caller leaves them out.) When no
+//      bundle is left (every victim moves), the reclaimer's queue with the job must be within
+//      its deserved quota in every resource: KAI approves such a scenario whatever the
+//      reclaimer's standing, which lets an over-quota queue restart in-quota work (KAI #1565;
+//      docs/kai-differences.md).
 //   2. Saturation: at every level of the reclaimer's ancestry, against each sibling that lost
-//      resources, for each resource the reclaimer requests: if the reclaimer-side queue would be
+//      resources, for each resource involved (one the reclaimer requests, or one the sibling's
+//      victims below it held): if the reclaimer-side queue would be
 //      over its fair share (ratio (allocated + request) / fair share > 1) and the sibling has a
 //      fair share, the reclaimer's ratio times the multiplier must stay below the sibling's
 //      remaining ratio. Multiplier: plugin argument reclaimerUtilizationMultiplier (KAI's code

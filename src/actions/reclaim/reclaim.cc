@@ -90,13 +90,16 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
     std::vector<fairshare::VictimBundle> bundles;
     for (const VictimUnit* unit : scenario.victims) {
       fairshare::VictimBundle bundle{session.job(unit->job).queue, {}};
+      bool any_evicted = false;
       for (Index pod : unit->pods) {
-        // Moved victims keep running elsewhere: they cost their queue nothing.
+        // Moved victims keep running elsewhere: they cost their queue nothing, and a unit that
+        // moves whole is not judged at all (KAI's getVictimResources gives it no vector).
         if (!scenario.moved_pods.count(pod)) {
           bundle.resources += session.QuotaOf(pod, session.state().pod(pod).node);
+          any_evicted = true;
         }
       }
-      bundles.push_back(bundle);
+      if (any_evicted) bundles.push_back(bundle);
     }
     return fairshare::Reclaimable(shares.Get(), reclaimer, bundles, multiplier);
   };
