@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "actions/job_tasks.h"
 #include "fairshare/queue_order.h"
 
 namespace quotient::actions {
@@ -12,15 +13,38 @@ namespace {
 
 using core::Index;
 
-// Within a queue: lowest priority first, then newest, then the larger key (jobs are stored
-// sorted by key, so a larger index is a larger key).
-bool VictimBefore(const core::Job& a, Index ia, const core::Job& b, Index ib) {
-  if (a.priority != b.priority) return a.priority < b.priority;
-  if (a.creation_time != b.creation_time) return a.creation_time > b.creation_time;
-  return ia > ib;
+// KAI's elastic minAvailableState of a job as it stands, as a victim rank: 0 above its minimum
+// (a leaf subgroup above, none below), 1 exactly at it, 2 below it.
+int ElasticRank(const framework::Session& session, const core::Job& job) {
+  bool exactly = true;
+  for (const core::SubGroup& sg : job.sub_groups) {
+    if (!sg.leaf) continue;
+    const int32_t held = ActiveAllocated(session, sg);
+    if (held < sg.min_member) return 2;
+    if (held > sg.min_member) exactly = false;
+  }
+  return exactly ? 1 : 0;
 }
 
 }  // namespace
+
+void VictimPool::SortQueue(std::vector<Index>& list) const {
+  const std::vector<core::Job>& jobs = session_.snapshot().jobs;
+  std::vector<std::pair<int, Index>> keyed;
+  for (Index j : list) keyed.emplace_back(ElasticRank(session_, jobs[static_cast<size_t>(j)]), j);
+  // Lowest priority, then elastic rank, then newest, then the larger uid and key (jobs are
+  // indexed by key, so a larger index is a larger key).
+  std::sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+    const core::Job& a = jobs[static_cast<size_t>(x.second)];
+    const core::Job& b = jobs[static_cast<size_t>(y.second)];
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (x.first != y.first) return x.first < y.first;
+    if (a.creation_time != b.creation_time) return a.creation_time > b.creation_time;
+    if (a.uid != b.uid) return a.uid > b.uid;
+    return x.second > y.second;
+  });
+  for (size_t k = 0; k < keyed.size(); ++k) list[k] = keyed[k].second;
+}
 
 bool IsEvictableStatus(core::PodStatus s) {
   return s == core::PodStatus::kBinding || s == core::PodStatus::kBound ||
@@ -42,11 +66,19 @@ VictimPool::VictimPool(const framework::Session& session) : session_(session) {
       by_key_[jobs[i].queue].push_back(static_cast<Index>(i));  // indices ascend: key order
     }
   }
-  for (auto& [queue, list] : by_queue_) {
-    std::sort(list.begin(), list.end(), [&](Index a, Index b) {
-      return VictimBefore(jobs[static_cast<size_t>(a)], a, jobs[static_cast<size_t>(b)], b);
-    });
-  }
+  // Sorted in victim order by the first Refresh, which looks at every queue.
+}
+
+std::vector<Index> VictimPool::QueuesWithVictims() {
+  if (!valid_) Refresh();
+  std::vector<Index> out;
+  for (const auto& [queue, job] : first_active_) out.push_back(queue);
+  return out;
+}
+
+const std::vector<Index>* VictimPool::JobsOf(Index queue) const {
+  auto it = by_queue_.find(queue);
+  return it == by_queue_.end() ? nullptr : &it->second;
 }
 
 void VictimPool::Refresh() {
@@ -74,6 +106,8 @@ void VictimPool::Refresh() {
     }
   }
   decisions_seen_ = session_.decisions().size();
+  // An eviction changes the victim job's elastic rank: its queue is ordered again.
+  for (Index queue : changed_queues) SortQueue(by_queue_.at(queue));
   for (Index queue : changed_queues) {
     Index first = core::kNone;
     for (Index job : by_key_.at(queue)) {

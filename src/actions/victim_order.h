@@ -1,7 +1,9 @@
 // Which running jobs an action may take from, and in what order (kai-reference §2.4, §3.5;
 // kai-subtleties §21, §23): preemptible jobs with pods holding resources, never the preemptor;
 // ordered by queue — the queue that goes last in the fair-share queue order loses first — then,
-// within a queue, lowest priority first, then newest, then by name (last first).
+// within a queue, lowest priority first, then elastic jobs above their minimum, at it, below it
+// (KAI's elastic job order, reversed), then newest, then by uid and name (last first).
+// VictimQueue (victim_queue.h) draws from it in KAI's order across queues and jobs.
 #pragma once
 
 #include <cstdint>
@@ -50,11 +52,20 @@ class VictimPool {
                   std::function<bool(const core::Job&)> eligible);
   void Invalidate() { valid_ = false; }
 
+  // For a VictimQueue: the queues with jobs that have evictable pods, by index; a queue's
+  // preemptible jobs in victim order within the queue (lower priority, then elastic jobs above
+  // their minimum, at it, below it, then newer, then larger uid and key first); whether a job
+  // has evictable pods. Valid until the pool is invalidated.
+  std::vector<core::Index> QueuesWithVictims();
+  const std::vector<core::Index>* JobsOf(core::Index queue) const;
+  bool Active(core::Index job);
+
  private:
   void Refresh();
+  // Sorts a queue's jobs in victim order, as the session stands now.
+  void SortQueue(std::vector<core::Index>& jobs) const;
   // The queue at `position` of the ranking (kNone past the end), ranking more as needed.
   core::Index QueueAt(size_t position);
-  bool Active(core::Index job);
 
   const framework::Session& session_;
   std::map<core::Index, std::vector<core::Index>> by_queue_;  // preemptible jobs, victim order

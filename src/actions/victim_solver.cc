@@ -210,11 +210,7 @@ std::vector<const VictimUnit*> KeepJobsWhole(const std::deque<VictimUnit>& candi
                                              std::vector<const VictimUnit*> victims) {
   std::set<Index> whole_jobs;
   for (const VictimUnit* unit : victims) {
-    const VictimUnit* last = nullptr;
-    for (const VictimUnit& c : candidates) {
-      if (c.job == unit->job) last = &c;
-    }
-    if (last == unit && unit->pods.size() > 1) whole_jobs.insert(unit->job);
+    if (unit->rest) whole_jobs.insert(unit->job);
   }
   std::vector<const VictimUnit*> out;
   for (const VictimUnit& c : candidates) {
@@ -250,7 +246,7 @@ std::vector<VictimUnit> VictimUnitsOf(const framework::Session& session, Index j
   if (whole_allowed && !core_pods.empty()) {
     // Evicted in reverse task order, as KAI does (the first placed goes last).
     std::reverse(core_pods.begin(), core_pods.end());
-    units.push_back({job_index, core_pods});
+    units.push_back({job_index, core_pods, true});
   }
   return units;
 }
@@ -260,6 +256,11 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
   std::deque<VictimUnit> candidates;  // stable addresses: victims point into it
   size_t next_unit = 0;
   const auto next = [&]() -> const VictimUnit* {
+    if (spec.next_victim_unit && next_unit == candidates.size()) {
+      std::optional<VictimUnit> unit = spec.next_victim_unit();
+      if (!unit) return nullptr;
+      candidates.push_back(std::move(*unit));
+    }
     while (next_unit == candidates.size()) {
       const Index job = spec.next_victim_job();
       if (job == core::kNone) return nullptr;

@@ -27,6 +27,9 @@ namespace quotient::actions {
 struct VictimUnit {
   core::Index job = core::kNone;
   std::vector<core::Index> pods;  // evicted together
+  // The unit is all the job still held (not an elastic surplus): evicting it evicts the job's
+  // earlier units too.
+  bool rest = false;
 };
 
 struct Scenario {
@@ -42,6 +45,9 @@ struct SolverSpec {
   // units only as the search reaches it: most searches stop long before the end.
   std::function<core::Index()> next_victim_job;
   std::function<std::vector<VictimUnit>(core::Index job)> units_of;
+  // Or the next victim unit itself (a VictimQueue, KAI's order across jobs and queues); when
+  // set, next_victim_job and units_of are not used. nullopt after the last.
+  std::function<std::optional<VictimUnit>()> next_victim_unit;
   // At most what every victim the action may take holds, GPU and CPU (from the queues'
   // preemptible allocation); when free room plus that cannot cover the preemptor, no victim
   // list can, and the search ends before reading any. Unset: no bound known.

@@ -68,6 +68,28 @@ bool CanReclaimResources(const QueueShares& shares, const ReclaimerInfo& reclaim
   return WithinBounds(q.AllocatedNonPreemptible() + reclaimer.request, Deserved(q));
 }
 
+bool CanBeReclaimedFrom(const QueueShares& shares, const ReclaimerInfo& reclaimer,
+                        Index victim_queue) {
+  const auto [mine, theirs] = LeveledQueues(shares, reclaimer.queue, victim_queue);
+  if (mine == core::kNone || theirs == core::kNone) return true;
+  const QueueShare& rq = shares[mine];
+  const QueueShare& vq = shares[theirs];
+  if (!WithinBounds(rq.Allocated() + reclaimer.request, Deserved(rq))) {
+    return !WithinBounds(vq.Allocated(), Allocatable(vq));
+  }
+  // canBeDeservedQuotaReclaimCandidate: over its quota in a requested resource, or under it in
+  // none of them.
+  bool under_somewhere = false;
+  for (ShareResource r : core::kShareResources) {
+    if (reclaimer.request[r] <= Quantity::Zero()) continue;
+    const ResourceShare& s = vq.resources[r];
+    if (s.deserved.is_unlimited()) continue;
+    if (s.allocated > s.deserved.amount()) return true;
+    if (s.allocated < s.deserved.amount()) under_somewhere = true;
+  }
+  return !under_somewhere;
+}
+
 bool Reclaimable(const QueueShares& shares, const ReclaimerInfo& reclaimer,
                  const std::vector<VictimBundle>& bundles, int64_t multiplier_milli) {
   std::map<Index, ShareVector> remaining;  // queues that lost resources

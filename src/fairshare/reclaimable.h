@@ -50,6 +50,14 @@ struct VictimBundle {
 
 bool CanReclaimResources(const QueueShares& shares, const ReclaimerInfo& reclaimer);
 
+// KAI's reclaim victim filter (FilterVictim in filter_victims.go), for the jobs of `victim_queue`
+// before any scenario: at the leveled pair, when the reclaimer's side with the job stays within
+// its deserved quota, the victim side must be above its deserved quota in a resource the
+// reclaimer asks for (or at it in every such resource); otherwise the victim side must be above
+// its allocatable share (maintain fair share).
+bool CanBeReclaimedFrom(const QueueShares& shares, const ReclaimerInfo& reclaimer,
+                        Index victim_queue);
+
 bool Reclaimable(const QueueShares& shares, const ReclaimerInfo& reclaimer,
                  const std::vector<VictimBundle>& bundles, int64_t multiplier_milli);
 

@@ -5,6 +5,7 @@
 #include "actions/job_tasks.h"
 #include "actions/min_runtime.h"
 #include "actions/victim_order.h"
+#include "actions/victim_queue.h"
 #include "actions/victim_solver.h"
 #include "fairshare/capacity.h"
 
@@ -16,7 +17,7 @@ using core::Index;
 void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool,
                 FailedSearches& failed, Index job_index) {
   const core::Job& job = session.job(job_index);
-  if (IsGangSatisfied(session, job)) return;
+  // Elastic growth preempts too (KAI preempts for every pending job): SelectTasks gives one pod.
   const TasksToAllocate tasks = SelectTasks(session, job);
   if (tasks.pods.empty()) return;
   if (!fairshare::CheckNonPreemptibleOverQuota(session.shares(), job.queue,
@@ -30,15 +31,14 @@ void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool,
   spec.action = "preempt";
   spec.preemptor = job_index;
   spec.tasks = tasks.pods;
-  VictimPool::Cursor victims = pool.ForQueue(
-      job_index, job.queue, [&](const core::Job& v) { return v.priority < job.priority; });
-  spec.next_victim_job = [&victims] { return victims.Next(); };
+  VictimQueue victims(
+      session, pool, job_index, [&](Index queue) { return queue == job.queue; },
+      [&](const core::Job& v) { return v.priority < job.priority; },
+      [&](Index victim) {
+        return !IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kPreempt);
+      });
+  spec.next_victim_unit = [&victims] { return victims.Next(); };
   spec.victims_hold_at_most = PreemptibleHolding(session, job.queue);
-  spec.units_of = [&](Index victim) {
-    const bool protected_now =
-        IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kPreempt);
-    return VictimUnitsOf(session, victim, !protected_now);
-  };
   spec.eviction_reason = [&](Index pod) {
     return "Pod " + session.pod(pod).key + " was preempted by higher priority workload " + job.key;
   };

@@ -5,6 +5,7 @@
 #include "actions/job_tasks.h"
 #include "actions/min_runtime.h"
 #include "actions/victim_order.h"
+#include "actions/victim_queue.h"
 #include "actions/victim_solver.h"
 #include "fairshare/capacity.h"
 #include "fairshare/reclaimable.h"
@@ -61,8 +62,8 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
                 SharesBetweenSearches& shares, FailedSearches& failed, Index job_index,
                 int64_t multiplier) {
   const core::Job& job = session.job(job_index);
-  // An elastic reclaimer asks only for its gang minimum: growth never reclaims.
-  if (IsGangSatisfied(session, job)) return;
+  // An elastic job at its minimum reclaims for its next pod, as KAI's reclaim does for every
+  // pending job (FilterNonPending): SelectTasks gives that one pod.
   const TasksToAllocate tasks = SelectTasks(session, job);
   if (tasks.pods.empty()) return;
   const fairshare::ReclaimerInfo reclaimer{job.queue, RequestOf(session, tasks.pods),
@@ -75,16 +76,19 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
   spec.action = "reclaim";
   spec.preemptor = job_index;
   spec.tasks = tasks.pods;
-  VictimPool::Cursor victims = pool.For(
-      job_index, [](const core::Job&) { return true; },
-      [&](Index queue) { return queue != job.queue; });
-  spec.next_victim_job = [&victims] { return victims.Next(); };
+  // KAI's reclaim victim filter: only queues the proportion rules could take from now.
+  VictimQueue victims(
+      session, pool, job_index,
+      [&](Index queue) {
+        return queue != job.queue &&
+               fairshare::CanBeReclaimedFrom(session.shares(), reclaimer, queue);
+      },
+      [](const core::Job&) { return true; },
+      [&](Index victim) {
+        return !IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kReclaim);
+      });
+  spec.next_victim_unit = [&victims] { return victims.Next(); };
   spec.victims_hold_at_most = PreemptibleHoldingElsewhere(session, job.queue);
-  spec.units_of = [&](Index victim) {
-    const bool protected_now =
-        IsProtectedByMinRuntime(session, victim, job.queue, MinRuntimeKind::kReclaim);
-    return VictimUnitsOf(session, victim, !protected_now);
-  };
   spec.before_first_try = [&shares] { shares.Refresh(); };
   spec.validate = [&](const Scenario& scenario) {
     std::vector<fairshare::VictimBundle> bundles;
