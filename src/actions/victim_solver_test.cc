@@ -176,5 +176,57 @@ TEST_F(VictimSolverBudgets, BudgetsOfAnotherNamespaceDoNotApply) {
             (std::vector<std::string>{"evict ns/b-3 n1", "evict ns/b-2 n1", "pipeline ns/a-0 n1"}));
 }
 
+// KAI draws one elastic pod per pop and puts the job back as what it now is
+// (pod_scenario_builder.go, addNextPotentialVictims; eviction_info.go, GetTasksToEvict), and its
+// victim job order puts jobs above their minimum before jobs at it (elastic.go JobOrderFn,
+// reversed). Two elastic jobs of queue b (minMember 1, two 1-GPU pods each) fill a 4-GPU node;
+// a's job needs 2 GPUs. The newest job, b-new, loses b-new-1; put back at its minimum, it now
+// ranks after b-old, still above its minimum, which loses b-old-1: one pod from each job.
+TEST_F(VictimSolver, ElasticSurplusIsTakenOnePodPerJobInTurn) {
+  objects_.nodes = {MakeNode("n1").Gpus(4)};
+  objects_.queues = {MakeQueue("a").Gpu(2, -1, 1), MakeQueue("b").Gpu(0, -1, 1)};
+  objects_.pod_groups = {MakeGroup("ns", "b-old").Queue("b").MinMember(1).Created(1),
+                         MakeGroup("ns", "b-new").Queue("b").MinMember(1).Created(2),
+                         MakeGroup("ns", "a-job").Queue("a").MinMember(1).Created(3)};
+  for (const char* job : {"b-old", "b-new"}) {
+    for (int k = 0; k < 2; ++k) {
+      objects_.pods.push_back(MakePod("ns", std::string(job) + "-" + std::to_string(k))
+                                  .Group(job)
+                                  .Gpus(1)
+                                  .RunningOn("n1")
+                                  .Created(10 + k));
+    }
+  }
+  objects_.pods.push_back(MakePod("ns", "a-0").Group("a-job").Gpus(2).Created(20));
+  EXPECT_EQ(Run(ReclaimAction()),
+            (std::vector<std::string>{"evict ns/b-new-1 n1", "evict ns/b-old-1 n1",
+                                      "pipeline ns/a-0 n1"}));
+}
+
+// KAI judges each victim queue with its victims so far taken away (job_order_by_queue.go,
+// getVictimsForQueue; queue_order.go, calculateDominantResourceShareWithJob): once a queue has
+// lost a job, another may rank worse. Queues b and c (quota 1 each, under one department) run
+// two 1-GPU jobs each on a 4-GPU node; a (quota 2) needs 2 GPUs. b is the newer queue, so it
+// loses first (equal shares; the newer queue goes last in the fair-share order); with b's job
+// taken away, c holds more and loses the next one.
+TEST_F(VictimSolver, VictimsAlternateBetweenQueuesAsTheirSharesDrop) {
+  objects_.nodes = {MakeNode("n1").Gpus(4)};
+  objects_.queues = {MakeQueue("d").Gpu(-1, -1, 1), MakeQueue("a").Parent("d").Gpu(2, -1, 1),
+                     MakeQueue("b").Parent("d").Gpu(1, -1, 1).Created(20),
+                     MakeQueue("c").Parent("d").Gpu(1, -1, 1).Created(10)};
+  int created = 0;
+  for (const char* q : {"b", "c"}) {
+    for (int k = 0; k < 2; ++k) {
+      const std::string name = std::string(q) + "-" + std::to_string(k);
+      objects_.pods.push_back(
+          MakePod("ns", name).Queue(q).Gpus(1).RunningOn("n1").Created(++created));
+    }
+  }
+  objects_.pod_groups = {MakeGroup("ns", "a-job").Queue("a").MinMember(1)};
+  objects_.pods.push_back(MakePod("ns", "a-0").Group("a-job").Gpus(2).Created(100));
+  EXPECT_EQ(Run(ReclaimAction()),
+            (std::vector<std::string>{"evict ns/b-1 n1", "evict ns/c-1 n1", "pipeline ns/a-0 n1"}));
+}
+
 }  // namespace
 }  // namespace quotient::actions

@@ -176,6 +176,10 @@ MakeGroup::MakeGroup(std::string ns, std::string name) {
   group_.meta.uid = "uid-" + group_.meta.name;
   group_.meta.source = "test";
 }
+MakeGroup& MakeGroup::Created(int64_t unix_seconds) {
+  group_.meta.creation_time = core::Time(std::chrono::seconds(unix_seconds));
+  return *this;
+}
 MakeGroup& MakeGroup::Queue(std::string queue) {
   group_.queue = std::move(queue);
   return *this;

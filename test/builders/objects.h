@@ -77,6 +77,7 @@ class MakeGroup {
   MakeGroup& PriorityClass(std::string name);
   MakeGroup& Preemptibility(core::Preemptibility p);
   MakeGroup& SubGroup(std::string name, int32_t min_member, std::string parent = "");
+  MakeGroup& Created(int64_t unix_seconds);
   operator core::PodGroupObject() const { return group_; }  // NOLINT: builder
 
  private:
