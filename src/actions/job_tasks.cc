@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/int128.h"
+#include "core/time_text.h"
 
 namespace quotient::actions {
 namespace {
@@ -120,6 +121,29 @@ core::ShareVector RequestOf(const framework::Session& session, const std::vector
   core::ShareVector sum;
   for (Index i : pods) sum += session.QuotaOf(i, core::kNone);
   return sum;
+}
+
+std::optional<core::Time> PreemptionDelayEnd(const core::Job& job) {
+  if (!job.preemption_delay) return std::nullopt;
+  core::Time anchor = job.creation_time;
+  if (job.last_eviction_time && *job.last_eviction_time > anchor) anchor = *job.last_eviction_time;
+  return anchor + *job.preemption_delay;
+}
+
+bool WithinPreemptionDelay(framework::Session& session, Index job_index) {
+  const core::Job& job = session.job(job_index);
+  const std::optional<core::Time> end = PreemptionDelayEnd(job);
+  if (!end || session.snapshot().now >= *end) return false;
+  const std::string reason =
+      "PreemptionDelayNotElapsed: Workload is within its preemption delay "
+      "window (" +
+      core::FormatGoDuration(*job.preemption_delay) + ") and may not trigger evictions before " +
+      core::FormatRfc3339(*end);
+  const std::vector<std::string>& said = session.JobReasons(job_index);
+  if (std::find(said.begin(), said.end(), reason) == said.end()) {
+    session.AddJobReason(job_index, reason);
+  }
+  return true;
 }
 
 }  // namespace quotient::actions

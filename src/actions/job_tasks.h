@@ -42,6 +42,16 @@ TasksToAllocate SelectTasks(const framework::Session& session, const core::Job& 
 // The job's request for queue ordering and capacity checks: the sum over `pods`.
 core::ShareVector RequestOf(const framework::Session& session, const std::vector<Index>& pods);
 
+// KAI's preemption delay (spec.preemptionDelay): the time before which the job may not evict
+// others, counted from the later of its creation and its own last eviction; nullopt for none.
+std::optional<core::Time> PreemptionDelayEnd(const core::Job& job);
+
+// Whether consolidation, reclaim and preempt must leave the job alone for now (within its
+// preemption delay at the session's time); if so, the job's reasons say until when, once:
+// "PreemptionDelayNotElapsed: Workload is within its preemption delay window (10m0s) and may not
+// trigger evictions before 2026-03-01T12:10:00Z" (KAI's wording).
+bool WithinPreemptionDelay(framework::Session& session, Index job);
+
 // Task order: true when `a` goes before `b`.
 bool TaskBefore(const core::Pod& a, const core::Pod& b);
 

@@ -131,6 +131,7 @@ void ReadSchedulerAnnotations(const PodGroupObject& o, Job& job, Reporter& repor
   read(kLastStartAnnotation, ParseRfc3339, job.last_start_time);
   read(kStaleSinceAnnotation, ParseRfc3339, job.stale_since);
   read(kStaleGraceAnnotation, ParseGoDuration, job.stale_grace_period);
+  read(kLastEvictionAnnotation, ParseRfc3339, job.last_eviction_time);
 }
 
 }  // namespace
@@ -153,6 +154,10 @@ Job JobFromPodGroup(const PodGroupObject& o, const SnapshotOptions& options,
   }
   BuildSubGroups(job, o.sub_groups);
   ReadSchedulerAnnotations(o, job, reporter);
+  if (o.staleness_grace_period) job.stale_grace_period = o.staleness_grace_period;
+  if (o.preemption_delay && o.preemption_delay->count() > 0) {
+    job.preemption_delay = o.preemption_delay;
+  }
   return job;
 }
 

@@ -202,6 +202,8 @@ struct PodGroupObject {
   std::vector<SubGroupSpec> sub_groups;
   bool mark_unschedulable = true;
   int32_t scheduling_backoff = -1;
+  std::optional<std::chrono::seconds> preemption_delay;        // spec.preemptionDelay
+  std::optional<std::chrono::seconds> staleness_grace_period;  // spec.stalenessGracePeriod
   std::vector<std::string> problems;
 };
 

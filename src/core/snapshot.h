@@ -137,9 +137,15 @@ struct Job {
   std::optional<Time> last_start_time;
   // When the job was first seen stale (kai.scheduler/stale-podgroup-timestamp).
   std::optional<Time> stale_since;
-  // Per-group override of the stale-gang grace period (annotation
-  // quotient.dev/stale-grace-period, a Go duration; negative = never evict).
+  // Per-group override of the stale-gang grace period: KAI's spec.stalenessGracePeriod, else
+  // Quotient's older annotation quotient.dev/stale-grace-period (a Go duration; negative = never
+  // evict).
   std::optional<std::chrono::seconds> stale_grace_period;
+  // KAI's spec.preemptionDelay (positive only), and when one of the job's pods was last evicted
+  // (annotation kai.scheduler/last-eviction-timestamp): the job may not evict others until the
+  // delay has passed since the later of its creation and that eviction.
+  std::optional<std::chrono::seconds> preemption_delay;
+  std::optional<Time> last_eviction_time;
   // Leaf subgroups carry gang minimums; without subGroups there is one leaf "default" with
   // max(minMember, 1).
   std::vector<SubGroup> sub_groups;

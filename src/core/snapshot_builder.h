@@ -53,6 +53,7 @@ inline constexpr std::string_view kMigEnabledNodeLabel = "node-role.kubernetes.i
 inline constexpr std::string_view kLastStartAnnotation = "kai.scheduler/last-start-timestamp";
 inline constexpr std::string_view kStaleSinceAnnotation = "kai.scheduler/stale-podgroup-timestamp";
 inline constexpr std::string_view kStaleGraceAnnotation = "quotient.dev/stale-grace-period";
+inline constexpr std::string_view kLastEvictionAnnotation = "kai.scheduler/last-eviction-timestamp";
 inline constexpr std::string_view kDefaultQueueName = "default-queue";
 inline constexpr int32_t kDefaultQueuePriority = 100;
 inline constexpr int32_t kDefaultPodGroupPriority = 50;

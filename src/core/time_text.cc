@@ -140,4 +140,18 @@ std::string FormatRfc3339(Time t) {
   return buf;
 }
 
+std::string FormatGoDuration(std::chrono::seconds d) {
+  int64_t total = d.count();
+  if (total == 0) return "0s";
+  std::string out = total < 0 ? "-" : "";
+  const uint64_t magnitude =
+      total < 0 ? static_cast<uint64_t>(-(total + 1)) + 1 : static_cast<uint64_t>(total);
+  const uint64_t hours = magnitude / 3600;
+  const uint64_t minutes = magnitude % 3600 / 60;
+  const uint64_t seconds = magnitude % 60;
+  if (hours > 0) out += std::to_string(hours) + "h";
+  if (hours > 0 || minutes > 0) out += std::to_string(minutes) + "m";
+  return out + std::to_string(seconds) + "s";
+}
+
 }  // namespace quotient::core

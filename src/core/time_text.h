@@ -23,4 +23,8 @@ std::string FormatRfc3339(Time t);
 // whole seconds ("1500ms" -> 1s).
 Result<std::chrono::seconds> ParseGoDuration(std::string_view text);
 
+// Writes a whole-second duration as Go's time.Duration.String() does: "0s", "45s", "10m0s",
+// "1h30m0s", "-5s".
+std::string FormatGoDuration(std::chrono::seconds d);
+
 }  // namespace quotient::core

@@ -1,6 +1,10 @@
 #include "framework/session.h"
 
+#include <algorithm>
+
 #include "core/quantity.h"
+#include "core/snapshot_builder.h"
+#include "core/time_text.h"
 
 namespace quotient::framework {
 
@@ -74,10 +78,20 @@ core::ShareVector Session::QuotaOf(Index pod_index, Index node_index) const {
 
 void Session::Record(Decision decision) {
   decisions_.push_back(std::move(decision));
-  if (!listener_) return;
   const Decision& d = decisions_.back();
   const Index pod_index = snapshot_.FindPod(d.pod);
   const Index job_index = pod_index == kNone ? kNone : pod(pod_index).job;
+  // KAI stamps the evicted job's PodGroup with the time (statement.go, Evict): its preemption
+  // delay starts again from there. Implicit groups have no object to stamp.
+  if (d.kind == DecisionKind::kEvict && job_index != kNone && !job(job_index).implicit) {
+    const std::string key(core::kLastEvictionAnnotation);
+    const std::string& group = job(job_index).key;
+    const bool said = std::any_of(annotations_.begin(), annotations_.end(), [&](const auto& a) {
+      return a.pod_group == group && a.key == key;
+    });
+    if (!said) RecordAnnotation({group, key, core::FormatRfc3339(snapshot_.now)});
+  }
+  if (!listener_) return;
   listener_(d, job_index == kNone ? std::string() : job(job_index).key);
 }
 

@@ -135,7 +135,8 @@ std::optional<core::Time> FieldDecoder::Timestamp(const Value* value, std::strin
 }
 
 std::optional<std::chrono::seconds> FieldDecoder::Duration(const Value* value,
-                                                           std::string_view field) {
+                                                           std::string_view field,
+                                                           bool allow_negative) {
   std::optional<std::string> text = String(value, field);
   if (!text) return std::nullopt;
   Result<std::chrono::seconds> parsed = ParseGoDuration(*text);
@@ -143,7 +144,7 @@ std::optional<std::chrono::seconds> FieldDecoder::Duration(const Value* value,
     Problem(field, parsed.message());
     return std::nullopt;
   }
-  if (parsed.value().count() < 0) {
+  if (parsed.value().count() < 0 && !allow_negative) {
     Problem(field, "negative duration (\"" + *text + "\")");
     return std::nullopt;
   }

@@ -60,7 +60,9 @@ class FieldDecoder {
   std::optional<core::Quantity> Quantity(const Value* value, std::string_view field,
                                          core::Scale scale, core::Rounding rounding);
   std::optional<core::Time> Timestamp(const Value* value, std::string_view field);
-  std::optional<std::chrono::seconds> Duration(const Value* value, std::string_view field);
+  // A Go duration; a negative one is a problem unless `allow_negative`.
+  std::optional<std::chrono::seconds> Duration(const Value* value, std::string_view field,
+                                               bool allow_negative = false);
   // A map of string to string (labels, annotations, nodeSelector); entries whose value is not a
   // string are problems and left out.
   core::Labels StringMap(const Value* value, std::string_view field);

@@ -60,6 +60,12 @@ std::optional<core::PodGroupObject> DecodePodGroup(const Value& object,
       d.Bool(spec->Find("markUnschedulable"), "spec.markUnschedulable").value_or(true);
   group.scheduling_backoff =
       d.Int32(spec->Find("schedulingBackoff"), "spec.schedulingBackoff").value_or(-1);
+  // KAI v0.17: how long a pending workload waits before it may evict others (zero or negative:
+  // no wait), and how long a gang may stay below its minimum before it is evicted (negative:
+  // never).
+  group.preemption_delay = d.Duration(spec->Find("preemptionDelay"), "spec.preemptionDelay", true);
+  group.staleness_grace_period =
+      d.Duration(spec->Find("stalenessGracePeriod"), "spec.stalenessGracePeriod", true);
   return group;
 }
 

@@ -164,6 +164,33 @@ spec:
   EXPECT_EQ(r.diagnostics[0].field, "spec.resources.gpu.quota");
 }
 
+// KAI v0.17's PodGroup timing fields: both Go durations; a negative staleness grace period means
+// "never evict" (stalegangeviction.go), so it is kept, as is a non-positive preemption delay
+// (which KAI reads as no delay: job_info.go, PreemptionDelayEnd).
+TEST(PodGroupCodec, ReadsPreemptionDelayAndStalenessGracePeriod) {
+  LoadResult r = Decode(R"(
+apiVersion: scheduling.run.ai/v2alpha2
+kind: PodGroup
+metadata: {name: pg-1, namespace: team-a}
+spec: {queue: q, preemptionDelay: 10m, stalenessGracePeriod: -1s}
+---
+apiVersion: scheduling.run.ai/v2alpha2
+kind: PodGroup
+metadata: {name: pg-2, namespace: team-a}
+spec: {queue: q, preemptionDelay: soon}
+)");
+  ASSERT_EQ(r.objects.pod_groups.size(), 2u);
+  const core::PodGroupObject& pg = r.objects.pod_groups[0];
+  EXPECT_TRUE(pg.problems.empty());
+  EXPECT_EQ(pg.preemption_delay, std::chrono::seconds(600));
+  EXPECT_EQ(pg.staleness_grace_period, std::chrono::seconds(-1));
+  const core::PodGroupObject& bad = r.objects.pod_groups[1];
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_EQ(bad.problems[0].rfind("spec.preemptionDelay: not a duration", 0), 0u)
+      << bad.problems[0];
+  EXPECT_FALSE(bad.preemption_delay.has_value());
+}
+
 TEST(PodGroupCodec, ReadsSpecWithSubGroups) {
   LoadResult r = Decode(R"(
 apiVersion: scheduling.run.ai/v2alpha2

@@ -1,5 +1,7 @@
 #include "kube/text_formats.h"
 
+#include "core/time_text.h"
+
 #include <gtest/gtest.h>
 
 namespace quotient::kube {
@@ -73,6 +75,22 @@ TEST(ParseShiftedDecimal, ShiftsTheExponentExactly) {
   EXPECT_FALSE(parse("0x10", 0, core::Scale::kUnit).ok());
   EXPECT_FALSE(parse(".inf", 0, core::Scale::kUnit).ok());
   EXPECT_FALSE(parse("1e20", 6, core::Scale::kUnit).ok());  // out of int64 range
+}
+
+}  // namespace
+}  // namespace quotient::kube
+
+namespace quotient::kube {
+namespace {
+
+// Go's time.Duration.String() for whole seconds.
+TEST(FormatGoDuration, WritesAsGoDoes) {
+  EXPECT_EQ(core::FormatGoDuration(std::chrono::seconds(0)), "0s");
+  EXPECT_EQ(core::FormatGoDuration(std::chrono::seconds(45)), "45s");
+  EXPECT_EQ(core::FormatGoDuration(std::chrono::seconds(600)), "10m0s");
+  EXPECT_EQ(core::FormatGoDuration(std::chrono::seconds(5400)), "1h30m0s");
+  EXPECT_EQ(core::FormatGoDuration(std::chrono::seconds(3605)), "1h0m5s");
+  EXPECT_EQ(core::FormatGoDuration(std::chrono::seconds(-5)), "-5s");
 }
 
 }  // namespace

@@ -17,6 +17,7 @@ using core::Index;
 void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool,
                 FailedSearches& failed, Index job_index) {
   const core::Job& job = session.job(job_index);
+  if (WithinPreemptionDelay(session, job_index)) return;
   // Elastic growth preempts too (KAI preempts for every pending job): SelectTasks gives one pod.
   const TasksToAllocate tasks = SelectTasks(session, job);
   if (tasks.pods.empty()) return;

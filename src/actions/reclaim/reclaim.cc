@@ -62,6 +62,7 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
                 SharesBetweenSearches& shares, FailedSearches& failed, Index job_index,
                 int64_t multiplier) {
   const core::Job& job = session.job(job_index);
+  if (WithinPreemptionDelay(session, job_index)) return;
   // An elastic job at its minimum reclaims for its next pod, as KAI's reclaim does for every
   // pending job (FilterNonPending): SelectTasks gives that one pod.
   const TasksToAllocate tasks = SelectTasks(session, job);
