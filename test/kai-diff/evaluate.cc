@@ -1,0 +1,103 @@
+#include "evaluate.h"
+
+namespace quotient::kaidiff {
+
+const char* StatusName(Status s) {
+  switch (s) {
+    case Status::kAgree:
+      return "agree";
+    case Status::kTieClass:
+      return "tie-class";
+    case Status::kDiverge:
+      return "diverge";
+    case Status::kKnown:
+      return "known";
+    case Status::kOracleError:
+      return "oracle-error";
+  }
+  return "?";
+}
+
+std::string CaseResult::Class() const {
+  return status == Status::kDiverge || status == Status::kKnown ? verdict.first.cls : "";
+}
+
+CaseResult Evaluator::Judge(const Case* c, const RunAnswer& quotient,
+                            const std::vector<RunAnswer>& kai) const {
+  CaseResult r;
+  r.quotient_report = quotient.report;
+  std::vector<Outcome> kai_outcomes;
+  std::string oracle_error;
+  for (const RunAnswer& a : kai) {
+    if (!a.report) {
+      oracle_error = a.error;
+      continue;
+    }
+    try {
+      kai_outcomes.push_back(ReadOutcome(*a.report));
+      r.kai_reports.push_back(*a.report);
+    } catch (const nlohmann::json::exception& e) {
+      oracle_error = std::string("unreadable oracle report: ") + e.what();
+    }
+  }
+  if (kai_outcomes.empty()) {
+    r.status = Status::kOracleError;
+    r.error = oracle_error.empty() ? "no oracle answer" : oracle_error;
+    return r;
+  }
+  std::optional<Outcome> mine;
+  if (quotient.report) {
+    try {
+      mine = ReadOutcome(*quotient.report);
+    } catch (const nlohmann::json::exception& e) {
+      r.error = std::string("unreadable quotient report: ") + e.what();
+    }
+  } else {
+    r.error = quotient.error;
+  }
+  if (!mine) {
+    r.status = Status::kDiverge;
+    r.verdict.result = Result::kDiverge;
+    r.verdict.first = Difference{"quotient-error", "", -1, r.error};
+  } else {
+    r.verdict = kaidiff::Judge(*mine, kai_outcomes);
+    r.status = r.verdict.result == Result::kAgree      ? Status::kAgree
+               : r.verdict.result == Result::kTieClass ? Status::kTieClass
+                                                       : Status::kDiverge;
+  }
+  if (r.status == Status::kDiverge && c != nullptr) {
+    if (std::optional<std::string> id = known_.Recognise(*c, r.verdict.first)) {
+      r.status = Status::kKnown;
+      r.known_id = *id;
+    }
+  }
+  return r;
+}
+
+std::vector<CaseResult> Evaluator::EvaluateAll(const std::vector<Case>& cases,
+                                               const std::vector<std::filesystem::path>& dirs) {
+  std::vector<RunRequest> mine, theirs;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    WriteCaseFiles(cases[i], dirs[i]);
+    const std::vector<std::string> args = ScheduleArgs(cases[i], dirs[i].string());
+    mine.push_back({cases[i].Id(), args});
+    for (int run = 0; run < runs_; ++run) {
+      theirs.push_back({cases[i].Id() + "#" + std::to_string(run), args});
+    }
+  }
+  oracle_.Submit(theirs);
+  const std::vector<RunAnswer> q = quotient_.Run(mine);
+  const std::vector<RunAnswer> k = oracle_.Collect();
+  std::vector<CaseResult> out;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto first = k.begin() + static_cast<std::ptrdiff_t>(i) * runs_;
+    out.push_back(Judge(&cases[i], q[i], std::vector<RunAnswer>(first, first + runs_)));
+  }
+  return out;
+}
+
+CaseResult Evaluator::Evaluate(const Case& c, const std::filesystem::path& dir) {
+  return EvaluateAll({c}, {dir}).front();
+}
+
+}  // namespace quotient::kaidiff

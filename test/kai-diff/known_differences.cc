@@ -1,0 +1,101 @@
+#include "known_differences.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace quotient::kaidiff {
+namespace {
+
+std::vector<std::string> Strings(const YAML::Node& node, const std::string& where) {
+  std::vector<std::string> out;
+  if (!node) return out;
+  if (!node.IsSequence()) throw std::runtime_error(where + ": expected a list of strings");
+  for (const YAML::Node& item : node) out.push_back(item.as<std::string>());
+  return out;
+}
+
+bool AnyOrContains(const std::vector<std::string>& allowed, const std::string& value) {
+  return allowed.empty() || std::find(allowed.begin(), allowed.end(), value) != allowed.end();
+}
+
+}  // namespace
+
+const std::map<std::string, KnownPredicate>& CodePredicates() {
+  // id -> predicate, for differences that classes and tags cannot pick out. None yet.
+  static const std::map<std::string, KnownPredicate> kPredicates;
+  return kPredicates;
+}
+
+KnownDifferences::KnownDifferences(std::vector<KnownDifference> entries,
+                                   std::map<std::string, KnownPredicate> predicates)
+    : entries_(std::move(entries)), predicates_(std::move(predicates)) {}
+
+KnownDifferences KnownDifferences::Load(const std::filesystem::path& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path.string());
+  } catch (const YAML::Exception& e) {
+    throw std::runtime_error(path.string() + ": " + e.what());
+  }
+  const YAML::Node list = root["differences"];
+  if (!list || !list.IsSequence()) {
+    throw std::runtime_error(path.string() + ": expected a list under `differences`");
+  }
+  std::vector<KnownDifference> entries;
+  const auto& predicates = CodePredicates();
+  const auto& classes = DifferenceClasses();
+  for (const YAML::Node& item : list) {
+    KnownDifference k;
+    k.id = item["id"] ? item["id"].as<std::string>() : "";
+    const std::string where = path.string() + ": entry " + (k.id.empty() ? "?" : k.id);
+    if (k.id.empty()) throw std::runtime_error(where + ": missing id");
+    k.description = item["description"] ? item["description"].as<std::string>() : "";
+    k.section = item["section"] ? item["section"].as<std::string>() : "";
+    if (k.description.empty() || k.section.empty()) {
+      throw std::runtime_error(where + ": needs a description and a section");
+    }
+    if (const YAML::Node match = item["match"]) {
+      k.has_match = true;
+      k.classes = Strings(match["classes"], where + ".match.classes");
+      k.actions = Strings(match["actions"], where + ".match.actions");
+      k.tags = Strings(match["tags"], where + ".match.tags");
+      for (const std::string& c : k.classes) {
+        if (std::find(classes.begin(), classes.end(), c) == classes.end()) {
+          throw std::runtime_error(where + ": unknown class " + c);
+        }
+      }
+    }
+    k.exclude_features = Strings(item["exclude-features"], where + ".exclude-features");
+    if (!k.has_match && k.exclude_features.empty() && predicates.count(k.id) == 0) {
+      throw std::runtime_error(where + ": no match, no exclude-features and no predicate in code");
+    }
+    entries.push_back(std::move(k));
+  }
+  return KnownDifferences(std::move(entries), predicates);
+}
+
+std::optional<std::string> KnownDifferences::Recognise(const Case& c, const Difference& d) const {
+  for (const KnownDifference& k : entries_) {
+    auto predicate = predicates_.find(k.id);
+    if (predicate != predicates_.end() && predicate->second(c, d)) return k.id;
+    if (!k.has_match) continue;
+    if (!AnyOrContains(k.classes, d.cls) || !AnyOrContains(k.actions, d.action)) continue;
+    if (std::all_of(k.tags.begin(), k.tags.end(),
+                    [&](const std::string& t) { return c.HasTag(t); })) {
+      return k.id;
+    }
+  }
+  return std::nullopt;
+}
+
+std::set<std::string> KnownDifferences::ExcludedFeatures() const {
+  std::set<std::string> out;
+  for (const KnownDifference& k : entries_) {
+    out.insert(k.exclude_features.begin(), k.exclude_features.end());
+  }
+  return out;
+}
+
+}  // namespace quotient::kaidiff

@@ -1,0 +1,232 @@
+package convert
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	yamlv2 "gopkg.in/yaml.v2"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kai-scheduler/KAI-scheduler/pkg/scheduler/conf"
+	"github.com/kai-scheduler/KAI-scheduler/pkg/scheduler/conf_util"
+	"github.com/kai-scheduler/KAI-scheduler/pkg/scheduler/test_utils"
+)
+
+// prune drops nulls, empty maps and empty lists (what zero-valued Go fields marshal to), so the
+// objects read like `kubectl get -o yaml` without the clutter.
+func prune(v any) (any, bool) {
+	switch t := v.(type) {
+	case nil:
+		return nil, false
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range t {
+			if p, ok := prune(x); ok {
+				out[k] = p
+			}
+		}
+		if len(out) == 0 {
+			return nil, false
+		}
+		return out, true
+	case []any:
+		out := make([]any, 0, len(t))
+		for _, x := range t {
+			if p, ok := prune(x); ok {
+				out = append(out, p)
+			} else {
+				out = append(out, map[string]any{})
+			}
+		}
+		if len(out) == 0 {
+			return nil, false
+		}
+		return out, true
+	default:
+		return v, true
+	}
+}
+
+// toYAML renders a typed object as YAML: JSON (the API's field names), pruned, keys sorted.
+func toYAML(obj any) ([]byte, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var generic any
+	if err := dec.Decode(&generic); err != nil {
+		return nil, err
+	}
+	if m, ok := generic.(map[string]any); ok && m["kind"] == "Node" {
+		if st, ok := m["status"].(map[string]any); ok {
+			delete(st, "nodeInfo")
+			delete(st, "daemonEndpoints")
+		}
+	}
+	pruned, _ := prune(generic)
+	data, err = json.Marshal(pruned)
+	if err != nil {
+		return nil, err
+	}
+	return yaml.JSONToYAML(data)
+}
+
+// RenderObjects renders objects as one multi-document YAML stream.
+func RenderObjects(objects []any) ([]byte, error) { return renderCluster(objects) }
+
+func renderCluster(objects []any) ([]byte, error) {
+	var b bytes.Buffer
+	for i, o := range objects {
+		if i > 0 {
+			b.WriteString("---\n")
+		}
+		y, err := toYAML(o)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(y)
+	}
+	return b.Bytes(), nil
+}
+
+// schedulerConfig writes the configuration the KAI test's session ran with, in KAI's format:
+// the resolved plugin tiers (KAI's defaults, or the case's SchedulerConf through KAI's own
+// resolver), without "predicates" when the session did not load it (BuildSession loads it only
+// with a mocked cache, i.e. when the case has CacheRequirements), and BuildSession's session
+// overrides as the top-level keys `quotient schedule` reads.
+func schedulerConfig(topo test_utils.TestTopologyBasic, actions []string, grace time.Duration) ([]byte, []string, error) {
+	var notes []string
+	path := ""
+	var given *conf.SchedulerConfiguration
+	if topo.Mocks != nil && topo.Mocks.SchedulerConf != nil {
+		given = topo.Mocks.SchedulerConf
+		f, err := os.CreateTemp("", "kai-translate-conf-")
+		if err != nil {
+			return nil, nil, err
+		}
+		defer os.Remove(f.Name())
+		data, err := yamlv2.Marshal(given)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := f.Write(data); err != nil {
+			return nil, nil, err
+		}
+		f.Close()
+		path = f.Name()
+	}
+	resolved, err := conf_util.ResolveConfigurationFromFile(path)
+	if err != nil {
+		return nil, nil, skip("configuration", "KAI cannot resolve the case's configuration: %v", err)
+	}
+	cacheMock := topo.Mocks != nil && topo.Mocks.CacheRequirements != nil && topo.Mocks.Cache == nil
+	if given != nil && len(given.Tiers) > 0 {
+		notes = append(notes, "The plugin tiers are the case's own (its SchedulerConf replaces KAI's default list).")
+	} else {
+		notes = append(notes, "The plugin tiers are KAI's default list.")
+	}
+	if !cacheMock {
+		notes = append(notes, "The `predicates` plugin is left out: BuildSession loads it only when the case mocks the cache (CacheRequirements), and this case does not.")
+	}
+
+	var budgets any
+	if given != nil && given.ScenarioSearchBudgets != nil {
+		budgets = given.ScenarioSearchBudgets
+		notes = append(notes, "The case sets scenario search budgets (`scenarioSearchBudgets`).")
+	}
+	text, err := ConfigYAML(resolved, !cacheMock, actions, grace, budgets, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []byte(text), notes, nil
+}
+
+// ConfigYAML writes a resolved KAI scheduler configuration in KAI's format, plus the top-level
+// keys `quotient schedule` reads for BuildSession's session overrides. dropPredicates leaves the
+// predicates plugin out; args overrides plugin arguments (plugin -> argument -> value).
+func ConfigYAML(resolved *conf.SchedulerConfiguration, dropPredicates bool, actions []string, grace time.Duration,
+	budgets any, args map[string]map[string]string) (string, error) {
+	cacheMock := !dropPredicates
+	var b strings.Builder
+	b.WriteString("# The scheduler configuration of the KAI test's session (generated by test/kai-translate).\n")
+	fmt.Fprintf(&b, "actions: %q\n", strings.Join(actions, ", "))
+	b.WriteString("tiers:\n")
+	for _, tier := range resolved.Tiers {
+		b.WriteString("- plugins:\n")
+		for _, p := range tier.Plugins {
+			if p.Name == "predicates" && !cacheMock {
+				continue
+			}
+			fmt.Fprintf(&b, "  - name: %s\n", p.Name)
+			flags := []struct {
+				key string
+				on  bool
+			}{
+				{"disableJobOrder", p.JobOrderDisabled}, {"disableTaskOrder", p.TaskOrderDisabled},
+				{"disablePreemptable", p.PreemptableDisabled}, {"disableReclaimable", p.ReclaimableDisabled},
+				{"disableQueueOrder", p.QueueOrderDisabled}, {"disablePredicate", p.PredicateDisabled},
+				{"disableNodeOrder", p.NodeOrderDisabled},
+			}
+			for _, f := range flags {
+				if f.on {
+					fmt.Fprintf(&b, "    %s: true\n", f.key)
+				}
+			}
+			arguments := map[string]string{}
+			for k, v := range p.Arguments {
+				arguments[k] = v
+			}
+			for k, v := range args[p.Name] {
+				arguments[k] = v
+			}
+			if len(arguments) > 0 {
+				b.WriteString("    arguments:\n")
+				keys := make([]string, 0, len(arguments))
+				for k := range arguments {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					fmt.Fprintf(&b, "      %s: %q\n", k, arguments[k])
+				}
+			}
+		}
+	}
+	if len(resolved.QueueDepthPerAction) > 0 {
+		b.WriteString("queueDepthPerAction:\n")
+		keys := make([]string, 0, len(resolved.QueueDepthPerAction))
+		for k := range resolved.QueueDepthPerAction {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  %s: %d\n", k, resolved.QueueDepthPerAction[k])
+		}
+	}
+	if budgets != nil {
+		data, err := yaml.Marshal(map[string]any{"scenarioSearchBudgets": budgets})
+		if err != nil {
+			return "", err
+		}
+		b.Write(data)
+	}
+	b.WriteString("# BuildSession's session overrides: no limit on consolidation preemptees (KAI: -1).\n")
+	fmt.Fprintf(&b, "maxConsolidationPreemptees: %d\n", unlimitedConsolidationPreemptees)
+	b.WriteString("# The session's global default staleness grace period.\n")
+	fmt.Fprintf(&b, "defaultStalenessGracePeriod: %s\n", formatDuration(grace))
+	return b.String(), nil
+}
+
+func formatDuration(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	return d.String()
+}

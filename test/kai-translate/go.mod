@@ -1,0 +1,3 @@
+module quotient.dev/kai-translate
+
+go 1.26
