@@ -98,6 +98,13 @@ CLI::App* AddScheduleCommand(CLI::App& app, ScheduleFlags& flags) {
   cmd->add_option("--now", flags.now, "The clock for time-based rules, RFC3339 (default: now)");
   cmd->add_option("-o,--output", flags.output, "Output format")
       ->check(CLI::IsMember({"table", "json", "yaml"}));
+  cmd->add_option("--node-pool", flags.node_pool,
+                  "Schedule this node pool, as the KAI scheduler serving it would (default: the "
+                  "default pool, the objects without the node-pool label)");
+  cmd->add_flag("--all-node-pools", flags.all_node_pools,
+                "Schedule every node pool in one run (fair share over all of them)");
+  cmd->add_option("--node-pool-label-key", flags.node_pool_label_key,
+                  "The node-pool label (default kai.scheduler/node-pool)");
   cmd->add_flag("--delete-evicted", flags.delete_evicted,
                 "Evicted pods are deleted instead of re-created as Pending");
   cmd->add_flag("--profile", flags.profile,
@@ -131,6 +138,8 @@ int RunSchedule(const ScheduleFlags& flags, std::istream& stdin_stream, std::ost
     options.now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
   }
   options.cycles = flags.cycles;
+  if (!flags.all_node_pools) options.node_pool = flags.node_pool;
+  options.node_pool_label_key = flags.node_pool_label_key;
   options.delete_evicted = flags.delete_evicted;
 
   for (const std::string& name : options.config.actions) {

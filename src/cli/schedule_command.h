@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ struct ScheduleFlags {
   // The straightforward search without the shortcuts (SchedulerConfig::reference_search): same
   // decisions, slower; for checking the shortcuts on your own cluster.
   bool reference_search = false;
+  // --node-pool: the node pool scheduled, as the KAI scheduler instance serving it would see the
+  // cluster ("" the default pool: objects without the node-pool label); --all-node-pools: every
+  // object in one run instead.
+  std::string node_pool;
+  bool all_node_pools = false;
+  std::string node_pool_label_key = "kai.scheduler/node-pool";
   std::vector<std::string> inputs;
 };
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "actions/registry.h"
+#include "core/shard.h"
 #include "core/snapshot_builder.h"
 #include "framework/session.h"
 #include "scheduler/pending_reason.h"
@@ -244,6 +245,10 @@ void ExecuteActions(framework::Session& session, const RunOptions& options, Cycl
 }  // namespace
 
 RunReport Run(core::ClusterObjects objects, const RunOptions& options) {
+  if (options.node_pool) {
+    objects = core::ObjectsOfShard(std::move(objects),
+                                   core::PodShard{options.node_pool_label_key, *options.node_pool});
+  }
   RunReport report;
   core::SnapshotOptions snapshot_options;
   snapshot_options.scheduler_name = options.scheduler_name;

@@ -29,6 +29,9 @@ struct RunOptions {
   std::string scheduler_name = "quotient";
   std::string node_pool_label_key = "kai.scheduler/node-pool";
   std::string queue_label_key = "kai.scheduler/queue";
+  // The node pool to schedule, as one KAI scheduler instance serves one (core/shard.h): "" the
+  // default pool; nullopt every object in one run (Quotient's offline view of all pools).
+  std::optional<std::string> node_pool;
   core::Time now{};
   int cycles = 1;
   bool delete_evicted = false;

@@ -18,7 +18,11 @@ type scheduleOptions struct {
 	deleteEvicted bool
 	output        string
 	verbosity     int
-	inputs        []string
+	// --node-pool / --node-pool-label-key: the pool this KAI instance serves ("" the default
+	// pool, KAI's own default; nil leaves it so). Its objects are the only ones reported.
+	nodePool         *string
+	nodePoolLabelKey string
+	inputs           []string
 }
 
 // parseScheduleArgs reads the arguments of `schedule`. Flags and inputs may come in any order (as
@@ -74,6 +78,13 @@ func parseScheduleArgs(args []string) (*scheduleOptions, error) {
 			if o.output, err = takeValue(); err == nil && o.output != "json" {
 				err = fmt.Errorf("-o: only json is supported, got %q", o.output)
 			}
+		case "--node-pool":
+			var text string
+			if text, err = takeValue(); err == nil {
+				o.nodePool = &text
+			}
+		case "--node-pool-label-key":
+			o.nodePoolLabelKey, err = takeValue()
 		case "--delete-evicted":
 			o.deleteEvicted, err = boolFlag(name, value, hasValue)
 		case "--profile", "--reference-search":

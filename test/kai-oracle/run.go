@@ -58,6 +58,8 @@ func runCase(o *scheduleOptions, stdin io.Reader, stderr io.Writer) (*report, in
 	for _, w := range normalizeWorld(world) {
 		fmt.Fprintf(stderr, "kai-oracle: warning: %s\n", w)
 	}
+	keepShard(world, settings.params.PartitionParams.NodePoolLabelKey,
+		settings.params.PartitionParams.NodePoolLabelValue)
 	addImplicitPodGroups(world, settings.schedulerName, settings.params.QueueLabelKey)
 
 	st := &runState{schedulerName: settings.schedulerName, queueLabelKey: settings.params.QueueLabelKey,

@@ -36,6 +36,7 @@ type quotientExtensions struct {
 	SchedulerName               *string `json:"schedulerName"`
 	MaxConsolidationPreemptees  *int    `json:"maxConsolidationPreemptees"`
 	DefaultStalenessGracePeriod *string `json:"defaultStalenessGracePeriod"`
+	StuckInReleasingThreshold   *string `json:"stuckInReleasingThreshold"`
 }
 
 // resolveSettings loads the configuration with KAI's own loader (KAI's defaults for what the file
@@ -84,6 +85,12 @@ func resolveSettings(o *scheduleOptions, base conf.SchedulerParams) (*caseSettin
 	s.params.SchedulerName = s.schedulerName
 	// The params hold a pointer: a case must not share it with the next.
 	partition := *base.PartitionParams
+	if o.nodePoolLabelKey != "" {
+		partition.NodePoolLabelKey = o.nodePoolLabelKey
+	}
+	if o.nodePool != nil {
+		partition.NodePoolLabelValue = *o.nodePool
+	}
 	s.params.PartitionParams = &partition
 	return s, exitOK, nil
 }
@@ -150,6 +157,13 @@ func applyExtensions(path string, s *caseSettings) (int, error) {
 			return exitBadInput, fmt.Errorf("--config %s: defaultStalenessGracePeriod: %v", path, err)
 		}
 		s.params.GlobalDefaultStalenessGracePeriod = d
+	}
+	if ext.StuckInReleasingThreshold != nil {
+		d, err := time.ParseDuration(*ext.StuckInReleasingThreshold)
+		if err != nil {
+			return exitBadInput, fmt.Errorf("--config %s: stuckInReleasingThreshold: %v", path, err)
+		}
+		s.params.StuckInReleasingThreshold = d
 	}
 	return exitOK, nil
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	enginev2 "github.com/kai-scheduler/KAI-scheduler/pkg/apis/scheduling/v2"
 	enginev2alpha2 "github.com/kai-scheduler/KAI-scheduler/pkg/apis/scheduling/v2alpha2"
 	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
 	schedulingv1defaults "k8s.io/kubernetes/pkg/apis/scheduling/v1"
@@ -257,4 +258,63 @@ func applyBind(pod *corev1.Pod, d *decision) {
 	for _, g := range groups {
 		pod.Labels[multiGpuGroupPrefix+g] = g
 	}
+}
+
+// keepShard keeps the objects of the node pool KAI serves, by the rule of quotient's
+// core/shard.h: Nodes, Queues and PodGroups by their node-pool label (absent for the default
+// pool, ""); a bound pod where its node is, a pending pod where its PodGroup is, a pod with
+// neither by its own label. KAI's cache filters Nodes, Queues and PodGroups the same way and
+// never sees the rest; dropping it here keeps it out of the report too, as quotient leaves it.
+func keepShard(w *objects, key, value string) {
+	if key == "" {
+		return
+	}
+	in := func(labels map[string]string) bool {
+		v, ok := labels[key]
+		if !ok {
+			return value == ""
+		}
+		return v == value
+	}
+	nodes := map[string]bool{}
+	var keptNodes []*corev1.Node
+	for _, n := range w.Nodes {
+		if in(n.Labels) {
+			nodes[n.Name] = true
+			keptNodes = append(keptNodes, n)
+		}
+	}
+	w.Nodes = keptNodes
+	var keptQueues []*enginev2.Queue
+	for _, q := range w.Queues {
+		if in(q.Labels) {
+			keptQueues = append(keptQueues, q)
+		}
+	}
+	w.Queues = keptQueues
+	groups := map[string]bool{}
+	var keptGroups []*enginev2alpha2.PodGroup
+	for _, g := range w.PodGroups {
+		if in(g.Labels) {
+			groups[g.Namespace+"/"+g.Name] = true
+			keptGroups = append(keptGroups, g)
+		}
+	}
+	w.PodGroups = keptGroups
+	var keptPods []*corev1.Pod
+	for _, p := range w.Pods {
+		var keep bool
+		switch name := p.Annotations[commonconstants.PodGroupAnnotationForPod]; {
+		case p.Spec.NodeName != "":
+			keep = nodes[p.Spec.NodeName]
+		case name != "":
+			keep = groups[p.Namespace+"/"+name]
+		default:
+			keep = in(p.Labels)
+		}
+		if keep {
+			keptPods = append(keptPods, p)
+		}
+	}
+	w.Pods = keptPods
 }
