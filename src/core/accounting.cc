@@ -19,11 +19,13 @@ Quantity GpuQuota(const Pod& pod, const Node* node, const Snapshot& snapshot) {
         return Min(Quantity(1000), MemoryToPortionMilli(g.memory_mib, *node->gpu_memory_mib))
             .Times(g.num_devices);
       }
-      if (!snapshot.min_node_gpu_memory_mib) return Quantity(1000).Times(g.num_devices);
-      // memory / min GPU memory, in milli-GPU, rounded up (a request never shrinks).
+      // KAI's GpuMemoryAsGpuFraction with the smallest labelled GPU memory; none labelled:
+      // the pending request counts no GPU (KAI's MinNodeGPUMemoryMiB is nil then).
+      if (!snapshot.min_node_gpu_memory_mib) return Quantity::Zero();
+      // memory / min GPU memory in milli-GPU, to the nearest (KAI keeps the exact fraction).
       const Int128 num = static_cast<Int128>(g.memory_mib.value()) * 1000;
       const Int128 den = *snapshot.min_node_gpu_memory_mib;
-      const Int128 per_device = (num + den - 1) / den;
+      const Int128 per_device = (2 * num + den) / (2 * den);
       return Quantity(static_cast<int64_t>(per_device > 1000 ? 1000 : per_device))
           .Times(g.num_devices);
     }

@@ -338,13 +338,7 @@ bool ClusterModel::Patch(SnapshotBuild& build, Time now, const CycleView& view,
     build::PlaceOnNode(node, n, s.pods, pods);
   }
   if (!changes_.nodes.empty()) {
-    s.min_node_gpu_memory_mib.reset();
-    for (const Node& n : s.nodes) {
-      if (!n.gpu_memory_mib) continue;
-      s.min_node_gpu_memory_mib = s.min_node_gpu_memory_mib
-                                      ? std::min(*s.min_node_gpu_memory_mib, *n.gpu_memory_mib)
-                                      : *n.gpu_memory_mib;
-    }
+    s.min_node_gpu_memory_mib = MinNodeGpuMemoryMib(s.nodes);
   }
 
   // Warnings: those of the objects read again replace what they said before.

@@ -61,6 +61,7 @@ void PlaceOnNode(Node& node, Index n, std::vector<Pod>& pods, const std::vector<
     pod.node = n;
     node.pods.push_back(i);
     node.used += pod.request;
+    if (pod.gpu.legacy_mig) ++node.legacy_mig_pods;
     if (pod.gpu.is_shared()) shared.push_back(i);
     if (pod.gpu.kind == GpuSharing::Kind::kWhole) whole.push_back(i);
   }

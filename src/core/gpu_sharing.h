@@ -29,6 +29,9 @@ struct GpuSharing {
   int64_t num_devices = 1;       // kFraction / kMemory
   Quantity mig_gpu_units_milli;  // kMig: sum of <g> x count, in milli-GPU
   std::string container_name;    // gpu-fraction-container-name, empty = first container
+  // kMig read from a nvidia.com/mig-<profile> pod annotation: KAI's legacy MIG pod, which is
+  // never placed and keeps MIG pods off its node.
+  bool legacy_mig = false;
 
   bool is_shared() const { return kind == Kind::kFraction || kind == Kind::kMemory; }
 };

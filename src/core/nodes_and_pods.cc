@@ -75,6 +75,90 @@ Quantity HealthyGpuMilli(const NodeObject& o) {
   return Min(o.allocatable.gpu_milli, left);
 }
 
+// Go's strconv.ParseBool.
+std::optional<bool> ParseGoBool(std::string_view s) {
+  if (s == "1" || s == "t" || s == "T" || s == "TRUE" || s == "true" || s == "True") return true;
+  if (s == "0" || s == "f" || s == "F" || s == "FALSE" || s == "false" || s == "False") {
+    return false;
+  }
+  return std::nullopt;
+}
+
+// KAI's node_info.go, IsMIGEnabled and GetMigStrategy: the mig-enabled label decides when it is
+// there (a value that is not a boolean means no); without it, any allocatable MIG profile makes
+// the node MIG-enabled. The strategy counts only on a MIG-enabled node.
+void ReadMig(const NodeObject& o, Node& n, Reporter& reporter) {
+  const std::string enabled_key(kMigEnabledNodeLabel);
+  if (auto it = o.meta.labels.find(enabled_key); it != o.meta.labels.end()) {
+    const std::optional<bool> enabled = ParseGoBool(it->second);
+    if (!enabled) {
+      reporter.Warn(o.meta, "Node", "metadata.labels[" + enabled_key + "]",
+                    "\"" + it->second + "\" is not a boolean; the node is not MIG-enabled");
+    }
+    n.mig_enabled = enabled.value_or(false);
+  } else {
+    for (const auto& [name, amount] : o.allocatable.scalars()) {
+      if (name.starts_with(kMigResourcePrefix) && amount.value() > 0) n.mig_enabled = true;
+    }
+  }
+  const std::string strategy_key(kMigStrategyNodeLabel);
+  if (auto it = o.meta.labels.find(strategy_key); it != o.meta.labels.end()) {
+    if (it->second == "single") {
+      n.mig_strategy = MigStrategy::kSingle;
+    } else if (it->second == "mixed") {
+      n.mig_strategy = MigStrategy::kMixed;
+    } else if (it->second != "none" && !it->second.empty()) {
+      reporter.Warn(o.meta, "Node", "metadata.labels[" + strategy_key + "]",
+                    "\"" + it->second + "\" is not single, mixed or none; read as none");
+    }
+  }
+  if (!n.mig_enabled) n.mig_strategy = MigStrategy::kUnset;
+}
+
+// KAI's legacy MIG pods (pod_info.go, updateLegacyMigResourceRequestFromAnnotations): an
+// annotation nvidia.com/mig-<profile> whose value is an integer replaces the pod's GPU request
+// with that many instances of the profile. KAI never places such a pod
+// (PredicateByNodeResourcesType), but one running holds its instances, and no MIG pod goes to its
+// node. Returns whether the pod is one.
+bool ReadLegacyMig(const PodObject& o, Pod& p, Reporter& reporter) {
+  const auto warn = [&](const std::string& key, const std::string& message) {
+    if (p.ours) reporter.Warn(o.meta, "Pod", "metadata.annotations[" + key + "]", message);
+  };
+  const std::string* chosen = nullptr;
+  int64_t count = 0;
+  for (const auto& [key, value] : o.meta.annotations) {
+    if (!key.starts_with(kMigResourcePrefix)) continue;
+    std::optional<int64_t> v = ParseInt(value);
+    if (!v) {
+      warn(key, "\"" + value + "\" is not an integer; not read as a legacy MIG request");
+      continue;
+    }
+    if (chosen != nullptr) {
+      // KAI keeps whichever its map iteration gives last; the first by name is kept here.
+      warn(key, "a second legacy MIG annotation; " + *chosen + " is the one read");
+      continue;
+    }
+    chosen = &key;
+    constexpr int64_t kMaxCount = 1000000;
+    count = std::clamp<int64_t>(*v, 0, kMaxCount);
+    if (count != *v) {
+      warn(key,
+           "\"" + value + "\" is out of range; read as " + std::to_string(count) + " instances");
+    }
+  }
+  if (chosen == nullptr) return false;
+  GpuSharing gpu;
+  gpu.kind = GpuSharing::Kind::kMig;
+  gpu.legacy_mig = true;
+  gpu.mig_gpu_units_milli = Quantity(count * 1000 * MigGpuUnits(*chosen).value_or(0));
+  p.gpu = gpu;
+  // KAI's request vector: no nvidia.com/gpu, the annotation's instances.
+  p.request.gpu_milli = Quantity(0);
+  p.request.gpu_memory_mib = Quantity(0);
+  p.request.SetScalar(*chosen, Quantity(count * 1000));
+  return true;
+}
+
 }  // namespace
 
 Node NodeFromObject(const NodeObject& o, const SnapshotOptions& options, Reporter& reporter) {
@@ -96,11 +180,7 @@ Node NodeFromObject(const NodeObject& o, const SnapshotOptions& options, Reporte
                   std::string("metadata.labels[") + std::string(kGpuMemoryNodeLabel) + "]",
                   "not a positive number of MiB; gpu-memory pods will not fit this node");
   }
-  auto mig = o.meta.labels.find(std::string(kMigEnabledNodeLabel));
-  n.mig_enabled = mig != o.meta.labels.end() && mig->second == "true";
-  for (const auto& [name, amount] : o.allocatable.scalars()) {
-    if (MigGpuUnits(name) && !amount.is_zero()) n.mig_enabled = true;
-  }
+  ReadMig(o, n, reporter);
   n.gpus.resize(static_cast<size_t>(std::max<int64_t>(0, n.allocatable.gpu_milli.value() / 1000)));
   return n;
 }
@@ -173,6 +253,7 @@ Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& 
   p.ours = o.scheduler_name == options.scheduler_name;
   p.status = StatusOfObject(o);
   p.node_name = o.node_name;
+  if (o.phase == PodPhase::kRunning && o.meta.deleting) p.releasing_since = o.meta.deletion_time;
   p.request = RequestOf(o);
   p.node_selector = o.node_selector;
   p.tolerations = o.tolerations;
@@ -205,6 +286,8 @@ Pod PodFromObject(const PodObject& o, const SnapshotOptions& options, Reporter& 
     p.gpu.kind = GpuSharing::Kind::kFraction;
     p.gpu.portion_milli = Quantity(0);
     p.gpu.num_devices = 1;
+  } else if (ReadLegacyMig(o, p, reporter)) {
+    // The annotation replaces whatever else the pod asks for (GPU annotations included).
   } else if (gpu.ok()) {
     p.gpu = gpu.value();
   } else if (p.ours) {

@@ -34,15 +34,17 @@ struct ObjectMeta {
   Labels annotations;
   Time creation_time{};
   bool deleting = false;  // metadata.deletionTimestamp is set
-  std::string source;     // where the object was read from ("cluster.yaml", "-"), for messages
+  // metadata.deletionTimestamp, when it parses (a pod's StuckInReleasing clock).
+  std::optional<Time> deletion_time;
+  std::string source;  // where the object was read from ("cluster.yaml", "-"), for messages
   // The kind of the owner reference marked controller ("ReplicaSet", "PyTorchJob"), "" = none.
   std::string controller_kind;
 
   // The same metadata without its annotations (what a snapshot's pod keeps). Every field is
   // named, so a field added above and not here is a -Wmissing-field-initializers error.
   ObjectMeta WithoutAnnotations() const {
-    return {namespace_name, name,     uid,    labels,         Labels{},
-            creation_time,  deleting, source, controller_kind};
+    return {namespace_name, name,     uid,           labels, Labels{},
+            creation_time,  deleting, deletion_time, source, controller_kind};
   }
 
   // "ns/name", or "name" for cluster-scoped objects.

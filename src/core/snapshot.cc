@@ -52,6 +52,12 @@ bool IsActiveUsedStatus(PodStatus s) {
   return IsAllocatedStatus(s) || s == PodStatus::kPipelined || s == PodStatus::kReleasing;
 }
 
+bool IsStuckInReleasing(const Pod& pod, Time now, std::chrono::seconds threshold) {
+  // Strictly longer than the threshold, as KAI's time.Since(deletion) > threshold.
+  return pod.status == PodStatus::kReleasing && pod.releasing_since &&
+         now - *pod.releasing_since > threshold;
+}
+
 bool IsUtilityPod(const Pod& pod) {
   auto it = pod.meta.labels.find("app");
   return it != pod.meta.labels.end() &&
@@ -78,6 +84,16 @@ std::vector<Index> Snapshot::RootQueues() const {
     if (queues[i].parent == kNone) roots.push_back(static_cast<Index>(i));
   }
   return roots;
+}
+
+std::optional<int64_t> MinNodeGpuMemoryMib(const std::vector<Node>& nodes) {
+  constexpr int64_t kKaiPlaceholderMib = 100;
+  std::optional<int64_t> least;
+  for (const Node& n : nodes) {
+    if (!n.gpu_memory_mib || *n.gpu_memory_mib <= kKaiPlaceholderMib) continue;
+    least = least ? std::min(*least, *n.gpu_memory_mib) : *n.gpu_memory_mib;
+  }
+  return least;
 }
 
 }  // namespace quotient::core

@@ -57,6 +57,9 @@ struct GpuDevice {
   Quantity used_portion_milli;  // sum of holders' portions (kWhole: 1000)
 };
 
+// The NVIDIA device plugin's MIG strategy (label nvidia.com/mig.strategy) of a MIG-enabled node.
+enum class MigStrategy { kUnset, kSingle, kMixed };
+
 struct Node {
   std::string name;
   Labels labels;
@@ -68,7 +71,11 @@ struct Node {
   bool usable = true;
   std::string unusable_reason;
   std::optional<int64_t> gpu_memory_mib;  // nvidia.com/gpu.memory label, when present and valid
-  bool mig_enabled = false;
+  bool mig_enabled = false;  // KAI's IsMIGEnabled (label, else any allocatable MIG profile)
+  MigStrategy mig_strategy = MigStrategy::kUnset;  // none or unknown
+  // Legacy MIG pods (GpuSharing::legacy_mig) holding resources here in the snapshot. KAI's node
+  // keeps them for the whole session, even one evicted in it (node_info.go, LegacyMIGTasks).
+  int32_t legacy_mig_pods = 0;
   // GPUs the node agent reports unhealthy, already left out of `allocatable` and `gpus`.
   int64_t unhealthy_gpus = 0;
   std::vector<GpuDevice> gpus;  // one per allocatable nvidia.com/gpu (more if over-committed)
@@ -86,7 +93,11 @@ struct Pod {
   std::string priority_class_name;  // spec.priorityClassName (an implicit group's priority)
   bool ours = false;                // scheduled by this scheduler
   PodStatus status = PodStatus::kPending;
-  std::string node_name;   // spec.nodeName as given
+  std::string node_name;  // spec.nodeName as given
+  // A pod in phase Running being deleted (status kReleasing): its deletionTimestamp. KAI calls
+  // such a pod StuckInReleasing once that is more than the scheduler's
+  // stuckInReleasingThreshold ago (IsStuckInReleasing below).
+  std::optional<Time> releasing_since;
   Index node = kNone;      // the node holding the pod's resources, when it is in the snapshot
   ResourceVector request;  // max(sum of containers, largest init container) + overhead + 1 pod
   GpuSharing gpu;
@@ -108,6 +119,11 @@ struct Pod {
   // Why this pod cannot be scheduled regardless of the cluster state (bad input). Empty if none.
   std::vector<std::string> problems;
 };
+
+// KAI's StuckInReleasing (pod_info.go, getTaskStatus): a Running pod whose deletion began more
+// than `threshold` before `now`. It keeps status kReleasing here, but the session counts its
+// resources as held, not releasing: nothing is pipelined onto them.
+bool IsStuckInReleasing(const Pod& pod, Time now, std::chrono::seconds threshold);
 
 struct SubGroup {
   std::string name;
@@ -186,6 +202,10 @@ struct DisruptionBudget {
 // resources on nodes but are not "foreign" usage for fair share.
 bool IsUtilityPod(const Pod& pod);
 
+// KAI's MinNodeGPUMemoryMiB: the smallest labelled GPU memory above KAI's 100 MiB placeholder
+// (node_info.DefaultGpuMemory, which an unlabelled node has); nullopt when no node has one.
+std::optional<int64_t> MinNodeGpuMemoryMib(const std::vector<Node>& nodes);
+
 struct Snapshot {
   Time now{};
   std::string scheduler_name;
@@ -194,7 +214,8 @@ struct Snapshot {
   std::vector<Job> jobs;                  // by key
   std::vector<Queue> queues;              // by name
   std::vector<DisruptionBudget> budgets;  // by key
-  // Smallest nvidia.com/gpu.memory over GPU nodes, used to size pending gpu-memory requests.
+  // Smallest nvidia.com/gpu.memory over the nodes (MinNodeGpuMemoryMib), used to size pending
+  // gpu-memory requests.
   std::optional<int64_t> min_node_gpu_memory_mib;
 
   Index FindNode(std::string_view name) const;

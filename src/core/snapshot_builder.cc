@@ -15,12 +15,7 @@ void LinkSnapshot(Snapshot& s, const std::vector<const PodGroupObject*>& pod_gro
   s.jobs = BuildJobs(pod_groups, priority_classes, options, s.queues, s.pods, reporter);
   s.budgets = BuildBudgets(budgets, s.pods, reporter);
   PlacePodsOnNodes(s.nodes, s.pods);
-  for (const Node& n : s.nodes) {
-    if (!n.gpu_memory_mib) continue;
-    s.min_node_gpu_memory_mib = s.min_node_gpu_memory_mib
-                                    ? std::min(*s.min_node_gpu_memory_mib, *n.gpu_memory_mib)
-                                    : *n.gpu_memory_mib;
-  }
+  s.min_node_gpu_memory_mib = MinNodeGpuMemoryMib(s.nodes);
 }
 
 }  // namespace build

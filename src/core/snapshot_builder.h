@@ -50,6 +50,7 @@ inline constexpr std::string_view kPreemptibilityLabel = "kai.scheduler/preempti
 inline constexpr std::string_view kGpuGroupLabel = "runai-gpu-group";
 inline constexpr std::string_view kGpuMemoryNodeLabel = "nvidia.com/gpu.memory";
 inline constexpr std::string_view kMigEnabledNodeLabel = "node-role.kubernetes.io/mig-enabled";
+inline constexpr std::string_view kMigStrategyNodeLabel = "nvidia.com/mig.strategy";
 inline constexpr std::string_view kLastStartAnnotation = "kai.scheduler/last-start-timestamp";
 inline constexpr std::string_view kStaleSinceAnnotation = "kai.scheduler/stale-podgroup-timestamp";
 inline constexpr std::string_view kStaleGraceAnnotation = "quotient.dev/stale-grace-period";

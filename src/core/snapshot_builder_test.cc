@@ -105,6 +105,88 @@ TEST(PodStatus, FollowsPhaseNodeDeletionAndGates) {
   EXPECT_EQ(s.pods[static_cast<size_t>(n1.pods[0])].key, "ns/bound");
 }
 
+// KAI's pod_info.go, getTaskStatus: a Running pod being deleted is StuckInReleasing when
+// time.Since(deletionTimestamp) > threshold; a Pending one being deleted is only ever Releasing.
+TEST(PodStatus, StuckInReleasingIsARunningPodDeletedLongerThanTheThresholdAgo) {
+  constexpr int64_t kDeleted = 1'000'000;
+  ClusterObjects objects;
+  objects.nodes.push_back(MakeNode("n1").Gpus(2));
+  objects.pods.push_back(MakePod("ns", "running-deleted").RunningOn("n1").DeletedAt(kDeleted));
+  objects.pods.push_back(MakePod("ns", "pending-deleted").BoundTo("n1").DeletedAt(kDeleted - 3600));
+  objects.pods.push_back(MakePod("ns", "no-timestamp").RunningOn("n1").Deleting());
+  objects.pods.push_back(MakePod("ns", "running").RunningOn("n1"));
+  const Snapshot s = Build(objects).snapshot;
+  const std::chrono::seconds threshold(120);
+  const auto at = [](int64_t t) { return Time(std::chrono::seconds(t)); };
+  const Pod& deleted = PodByKey(s, "ns/running-deleted");
+  EXPECT_EQ(deleted.status, PodStatus::kReleasing);
+  EXPECT_EQ(deleted.releasing_since, at(kDeleted));
+  EXPECT_FALSE(IsStuckInReleasing(deleted, at(kDeleted + 119), threshold));
+  EXPECT_FALSE(IsStuckInReleasing(deleted, at(kDeleted + 120), threshold));  // not more than
+  EXPECT_TRUE(IsStuckInReleasing(deleted, at(kDeleted + 121), threshold));
+  const Pod& pending = PodByKey(s, "ns/pending-deleted");
+  EXPECT_EQ(pending.status, PodStatus::kReleasing);
+  EXPECT_FALSE(IsStuckInReleasing(pending, at(kDeleted + 3600), threshold));
+  EXPECT_FALSE(IsStuckInReleasing(PodByKey(s, "ns/no-timestamp"), at(kDeleted), threshold));
+  EXPECT_FALSE(IsStuckInReleasing(PodByKey(s, "ns/running"), at(kDeleted + 3600), threshold));
+}
+
+// KAI's pod_info.go, updateLegacyMigResourceRequestFromAnnotations: an integer-valued
+// nvidia.com/mig-* annotation replaces the pod's GPU request with that many instances.
+TEST(LegacyMig, AnAnnotationReplacesTheGpuRequestAndMarksTheNodeItRunsOn) {
+  ClusterObjects objects;
+  objects.nodes.push_back(MakeNode("mig").Scalar("nvidia.com/mig-3g.40gb", 2));
+  objects.nodes.push_back(MakeNode("other").Scalar("nvidia.com/mig-3g.40gb", 2));
+  objects.pods.push_back(
+      MakePod("ns", "legacy").Gpus(1).Annotation("nvidia.com/mig-3g.40gb", "2").RunningOn("mig"));
+  objects.pods.push_back(MakePod("ns", "fraction-too")
+                             .Annotation("gpu-fraction", "7")
+                             .Annotation("nvidia.com/mig-3g.40gb", "1"));
+  objects.pods.push_back(MakePod("ns", "not-a-number").Annotation("nvidia.com/mig-3g.40gb", "two"));
+  objects.pods.push_back(MakePod("ns", "two")
+                             .Annotation("nvidia.com/mig-1g.10gb", "1")
+                             .Annotation("nvidia.com/mig-3g.40gb", "1"));
+  objects.pods.push_back(MakePod("ns", "negative").Annotation("nvidia.com/mig-1g.10gb", "-3"));
+  const SnapshotBuild build = Build(objects);
+  const Snapshot& s = build.snapshot;
+  const Pod& legacy = PodByKey(s, "ns/legacy");
+  EXPECT_TRUE(legacy.gpu.legacy_mig);
+  EXPECT_EQ(legacy.gpu.kind, GpuSharing::Kind::kMig);
+  EXPECT_EQ(legacy.gpu.mig_gpu_units_milli, Quantity(6000));  // 2 x 3g
+  EXPECT_EQ(legacy.request.gpu_milli, Quantity(0));           // nvidia.com/gpu: 1 replaced
+  EXPECT_EQ(legacy.request.Scalar("nvidia.com/mig-3g.40gb"), Quantity(2000));
+  EXPECT_EQ(s.nodes[0].legacy_mig_pods, 1);
+  EXPECT_EQ(s.nodes[0].used.Scalar("nvidia.com/mig-3g.40gb"), Quantity(2000));
+  EXPECT_EQ(s.nodes[1].legacy_mig_pods, 0);
+  // The annotation wins over a GPU annotation, bad or not (KAI reads it last).
+  const Pod& fraction = PodByKey(s, "ns/fraction-too");
+  EXPECT_TRUE(fraction.gpu.legacy_mig);
+  EXPECT_TRUE(fraction.problems.empty());
+  // Not an integer: KAI skips the annotation; a warning names it.
+  EXPECT_FALSE(PodByKey(s, "ns/not-a-number").gpu.legacy_mig);
+  EXPECT_EQ(PodByKey(s, "ns/not-a-number").gpu.kind, GpuSharing::Kind::kNone);
+  // Two: the first by name is read (KAI's map order would pick either).
+  const Pod& two = PodByKey(s, "ns/two");
+  EXPECT_EQ(two.gpu.mig_gpu_units_milli, Quantity(1000));
+  EXPECT_EQ(two.request.Scalar("nvidia.com/mig-3g.40gb"), Quantity(0));
+  // Negative counts hold nothing (KAI's vector would give the node instances back).
+  const Pod& negative = PodByKey(s, "ns/negative");
+  EXPECT_TRUE(negative.gpu.legacy_mig);
+  EXPECT_EQ(negative.request.Scalar("nvidia.com/mig-1g.10gb"), Quantity(0));
+  std::vector<std::string> warnings;
+  for (const Diagnostic& d : build.diagnostics)
+    warnings.push_back(d.object + " " + d.field + ": " + d.message);
+  EXPECT_TRUE(AnyContains(warnings,
+                          "Pod ns/not-a-number metadata.annotations[nvidia.com/mig-3g.40gb]: "
+                          "\"two\" is not an integer"));
+  EXPECT_TRUE(AnyContains(
+      warnings,
+      "Pod ns/two metadata.annotations[nvidia.com/mig-3g.40gb]: a second legacy MIG annotation"));
+  EXPECT_TRUE(AnyContains(warnings,
+                          "Pod ns/negative metadata.annotations[nvidia.com/mig-1g.10gb]: \"-3\" is "
+                          "out of range; read as 0"));
+}
+
 TEST(ImplicitGroup, QueueComesFromLabelThenProjectThenDefault) {
   ClusterObjects objects;
   objects.queues.push_back(MakeQueue("q1"));
@@ -514,6 +596,47 @@ TEST(NodeLabels, GpuMemoryInBytesMigAndPool) {
   EXPECT_TRUE(s.nodes[1].mig_enabled);
   EXPECT_EQ(s.nodes[2].node_pool, "a100");
   EXPECT_EQ(s.min_node_gpu_memory_mib, 81900);
+}
+
+// KAI's node_info.go, IsMIGEnabled (the label when present, as strconv.ParseBool reads it; else
+// any allocatable MIG profile) and GetMigStrategy (single or mixed, on a MIG-enabled node).
+TEST(NodeLabels, MigEnabledAndStrategyAsKaiReadsThem) {
+  const std::string enabled = "node-role.kubernetes.io/mig-enabled";
+  const std::string strategy = "nvidia.com/mig.strategy";
+  ClusterObjects objects;
+  objects.nodes.push_back(
+      MakeNode("a-profiles").Scalar("nvidia.com/mig-1g.10gb", 7).Label(strategy, "mixed"));
+  objects.nodes.push_back(
+      MakeNode("b-label-false").Scalar("nvidia.com/mig-1g.10gb", 7).Label(enabled, "false"));
+  objects.nodes.push_back(
+      MakeNode("c-label-True").Gpus(8).Label(enabled, "True").Label(strategy, "single"));
+  objects.nodes.push_back(
+      MakeNode("d-label-yes").Gpus(8).Label(enabled, "yes").Label(strategy, "single"));
+  objects.nodes.push_back(MakeNode("e-plain").Gpus(8).Label(strategy, "mixed"));
+  objects.nodes.push_back(
+      MakeNode("f-bad-strategy").Gpus(8).Label(enabled, "1").Label(strategy, "all"));
+  const SnapshotBuild build = Build(objects);
+  const Snapshot& s = build.snapshot;
+  EXPECT_TRUE(s.nodes[0].mig_enabled);
+  EXPECT_EQ(s.nodes[0].mig_strategy, MigStrategy::kMixed);
+  EXPECT_FALSE(s.nodes[1].mig_enabled);
+  EXPECT_TRUE(s.nodes[2].mig_enabled);
+  EXPECT_EQ(s.nodes[2].mig_strategy, MigStrategy::kSingle);
+  EXPECT_FALSE(s.nodes[3].mig_enabled);
+  EXPECT_EQ(s.nodes[3].mig_strategy, MigStrategy::kUnset);  // not MIG-enabled: no strategy
+  EXPECT_FALSE(s.nodes[4].mig_enabled);
+  EXPECT_EQ(s.nodes[4].mig_strategy, MigStrategy::kUnset);
+  EXPECT_TRUE(s.nodes[5].mig_enabled);
+  EXPECT_EQ(s.nodes[5].mig_strategy, MigStrategy::kUnset);
+  std::vector<std::string> warnings;
+  for (const Diagnostic& d : build.diagnostics)
+    warnings.push_back(d.object + " " + d.field + ": " + d.message);
+  EXPECT_TRUE(AnyContains(warnings,
+                          "Node d-label-yes metadata.labels[node-role.kubernetes.io/mig-enabled]: "
+                          "\"yes\" is not a boolean"));
+  EXPECT_TRUE(AnyContains(warnings,
+                          "Node f-bad-strategy metadata.labels[nvidia.com/mig.strategy]: \"all\" "
+                          "is not single, mixed or none"));
 }
 
 TEST(Capacity, CountsUsableNodesMinusForeignPodsAndMigUnits) {

@@ -80,10 +80,10 @@ Result<Time> ParseRfc3339(std::string_view text) {
   return Time(local - offset);
 }
 
-Result<std::chrono::seconds> ParseGoDuration(std::string_view text) {
+Result<std::chrono::nanoseconds> ParseGoDurationNanos(std::string_view text) {
   const auto bad = [&](std::string_view why) {
-    return Result<std::chrono::seconds>::Error("not a duration (\"" + std::string(text) +
-                                               "\"): " + std::string(why));
+    return Result<std::chrono::nanoseconds>::Error("not a duration (\"" + std::string(text) +
+                                                   "\"): " + std::string(why));
   };
   std::string_view s = text;
   bool negative = false;
@@ -91,7 +91,7 @@ Result<std::chrono::seconds> ParseGoDuration(std::string_view text) {
     negative = s[0] == '-';
     s.remove_prefix(1);
   }
-  if (s == "0") return std::chrono::seconds(0);
+  if (s == "0") return std::chrono::nanoseconds(0);
   if (s.empty()) return bad("empty");
   constexpr Int128 kMaxNanos = INT64_MAX;  // Go's limit: about 290 years
   Int128 total_nanos = 0;
@@ -124,8 +124,15 @@ Result<std::chrono::seconds> ParseGoDuration(std::string_view text) {
     if (total_nanos > kMaxNanos) return bad("out of range");
     s.remove_prefix(unit_end);
   }
-  const auto seconds = static_cast<int64_t>(total_nanos / 1000000000);
-  return std::chrono::seconds(negative ? -seconds : seconds);
+  const auto nanos = static_cast<int64_t>(total_nanos);
+  return std::chrono::nanoseconds(negative ? -nanos : nanos);
+}
+
+Result<std::chrono::seconds> ParseGoDuration(std::string_view text) {
+  Result<std::chrono::nanoseconds> nanos = ParseGoDurationNanos(text);
+  if (!nanos.ok()) return Result<std::chrono::seconds>::Error(nanos.message());
+  // duration_cast truncates toward zero.
+  return std::chrono::duration_cast<std::chrono::seconds>(nanos.value());
 }
 
 std::string FormatRfc3339(Time t) {

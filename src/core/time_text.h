@@ -22,6 +22,8 @@ std::string FormatRfc3339(Time t);
 // with an optional sign. Units ns, us (µs), ms, s, m, h. The result is truncated toward zero to
 // whole seconds ("1500ms" -> 1s).
 Result<std::chrono::seconds> ParseGoDuration(std::string_view text);
+// The same to the nanosecond, as Go keeps it.
+Result<std::chrono::nanoseconds> ParseGoDurationNanos(std::string_view text);
 
 // Writes a whole-second duration as Go's time.Duration.String() does: "0s", "45s", "10m0s",
 // "1h30m0s", "-5s".

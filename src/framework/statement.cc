@@ -122,10 +122,9 @@ void Statement::Apply(Op& op) {
       pod.gpu_groups = op.placement.gpu_groups;
       if (!pipelined && job.queue != kNone) {
         const core::ShareVector on_node = session_.QuotaOf(op.pod, pod.node);
+        // Only the allocation follows the cycle's decisions: a queue's request is what it asked
+        // for when the session opened (KAI's proportion plugin never updates Request).
         session_.shares().AddAllocated(job.queue, on_node, job.preemptible);
-        // The request counted the pod as pending; now it counts what it holds on the node
-        // (different for gpu-memory pods, converted with this node's GPU memory).
-        session_.shares().AddRequested(job.queue, on_node - session_.QuotaOf(op.pod, kNone));
       }
       break;
     }
@@ -142,7 +141,6 @@ void Statement::Apply(Op& op) {
       if (core::IsAllocatedStatus(pod.status) && job.queue != kNone) {
         const core::ShareVector on_node = session_.QuotaOf(op.pod, pod.node);
         session_.shares().RemoveAllocated(job.queue, on_node, job.preemptible);
-        session_.shares().AddRequested(job.queue, core::ShareVector{} - on_node);
       }
       pod.status = core::PodStatus::kReleasing;
       break;
@@ -165,7 +163,6 @@ void Statement::Undo(const Op& op) {
       if (op.kind == Kind::kAllocate && job.queue != kNone) {
         const core::ShareVector on_node = session_.QuotaOf(op.pod, pod.node);
         session_.shares().RemoveAllocated(job.queue, on_node, job.preemptible);
-        session_.shares().AddRequested(job.queue, session_.QuotaOf(op.pod, kNone) - on_node);
       }
       node.idle += request;
       node.idle -= op.from_releasing;
@@ -177,7 +174,6 @@ void Statement::Undo(const Op& op) {
       if (core::IsAllocatedStatus(op.before.status) && job.queue != kNone) {
         const core::ShareVector on_node = session_.QuotaOf(op.pod, pod.node);
         session_.shares().AddAllocated(job.queue, on_node, job.preemptible);
-        session_.shares().AddRequested(job.queue, on_node);
       }
       break;
   }
