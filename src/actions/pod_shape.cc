@@ -34,6 +34,7 @@ std::string PodShape(const framework::Session& session, core::Index pod_index) {
   add_number(pod.gpu.memory_mib.value());
   add_number(pod.gpu.num_devices);
   add_number(pod.gpu.mig_gpu_units_milli.value());
+  add_number(pod.gpu.legacy_mig ? 1 : 0);
   for (const core::Toleration& t : pod.tolerations) {
     add("t");
     for (const std::string* f : {&t.key, &t.op, &t.value, &t.effect}) add(*f);

@@ -23,10 +23,28 @@ std::string UsableReason(const core::Node& node) {
   return "node(s) were unusable: " + node.unusable_reason;
 }
 
-std::string GpuTypeReason(const core::Pod& pod, const core::Node& node) {
-  if (pod.gpu.is_shared() && node.mig_enabled) {
-    return "node(s) are MIG-enabled and can't take GPU fractions";
+}  // namespace
+
+std::string MigReason(const core::Pod& pod, const core::Node& node) {
+  using Kind = core::GpuSharing::Kind;
+  if (pod.gpu.legacy_mig) return "node(s) can't take legacy MIG pods (annotation nvidia.com/mig-*)";
+  if (pod.gpu.kind == Kind::kNone) return "";  // CPU-only pods go anywhere
+  const bool mig_pod = pod.gpu.kind == Kind::kMig;
+  if (!node.mig_enabled) return mig_pod ? "node(s) are not MIG-enabled" : "";
+  if (mig_pod && node.legacy_mig_pods > 0) return "node(s) run legacy MIG pods";
+  if (node.mig_strategy == core::MigStrategy::kSingle && pod.gpu.kind != Kind::kWhole) {
+    return "node(s) have MIG strategy single and take only whole GPUs";
   }
+  if (node.mig_strategy == core::MigStrategy::kMixed && !mig_pod) {
+    return "node(s) have MIG strategy mixed and take only MIG instances";
+  }
+  return "";
+}
+
+namespace {
+
+std::string GpuTypeReason(const core::Pod& pod, const core::Node& node) {
+  if (std::string r = MigReason(pod, node); !r.empty()) return r;
   if (pod.gpu.kind == core::GpuSharing::Kind::kMemory && !node.gpu_memory_mib) {
     return "node(s) didn't report GPU memory (label nvidia.com/gpu.memory)";
   }

@@ -25,6 +25,54 @@ TEST(Tolerates, EmptyKeyWithExistsToleratesEverythingAndEffectsMustMatch) {
   EXPECT_TRUE(Tolerates({{"k", "Equal", "v", "NoExecute"}}, t));
 }
 
+// KAI's node_info.go, PredicateByNodeResourcesType, kind by kind and node by node.
+TEST(MigReason, KaisRulesForEachKindOfPodAndNode) {
+  using Kind = core::GpuSharing::Kind;
+  const auto pod = [](Kind kind, bool legacy = false) {
+    core::Pod p;
+    p.gpu.kind = kind;
+    p.gpu.legacy_mig = legacy;
+    return p;
+  };
+  const auto node = [](bool mig, core::MigStrategy strategy, int32_t legacy_pods = 0) {
+    core::Node n;
+    n.mig_enabled = mig;
+    n.mig_strategy = strategy;
+    n.legacy_mig_pods = legacy_pods;
+    return n;
+  };
+  using S = core::MigStrategy;
+  const core::Node plain = node(false, S::kUnset);
+  const core::Node mixed = node(true, S::kMixed);
+  const core::Node single = node(true, S::kSingle);
+  const core::Node unset = node(true, S::kUnset);
+  const core::Node with_legacy = node(true, S::kMixed, 1);
+  const std::string legacy = "node(s) can't take legacy MIG pods (annotation nvidia.com/mig-*)";
+  for (const core::Node* n : {&plain, &mixed, &single, &unset, &with_legacy}) {
+    EXPECT_EQ(MigReason(pod(Kind::kMig, true), *n), legacy);
+    EXPECT_EQ(MigReason(pod(Kind::kNone), *n), "");  // CPU-only: anywhere
+  }
+  EXPECT_EQ(MigReason(pod(Kind::kMig), plain), "node(s) are not MIG-enabled");
+  EXPECT_EQ(MigReason(pod(Kind::kMig), mixed), "");
+  EXPECT_EQ(MigReason(pod(Kind::kMig), unset), "");
+  EXPECT_EQ(MigReason(pod(Kind::kMig), with_legacy), "node(s) run legacy MIG pods");
+  EXPECT_EQ(MigReason(pod(Kind::kMig), single),
+            "node(s) have MIG strategy single and take only whole GPUs");
+  for (const Kind k : {Kind::kWhole, Kind::kFraction, Kind::kMemory}) {
+    EXPECT_EQ(MigReason(pod(k), plain), "");
+    EXPECT_EQ(MigReason(pod(k), unset), "");   // no strategy: no refusal by kind
+    EXPECT_EQ(MigReason(pod(k), with_legacy),  // legacy pods keep only MIG pods away
+              "node(s) have MIG strategy mixed and take only MIG instances");
+    EXPECT_EQ(MigReason(pod(k), mixed),
+              "node(s) have MIG strategy mixed and take only MIG instances");
+  }
+  EXPECT_EQ(MigReason(pod(Kind::kWhole), single), "");
+  EXPECT_EQ(MigReason(pod(Kind::kFraction), single),
+            "node(s) have MIG strategy single and take only whole GPUs");
+  EXPECT_EQ(MigReason(pod(Kind::kMemory), single),
+            "node(s) have MIG strategy single and take only whole GPUs");
+}
+
 TEST(MatchesRequirement, EveryOperator) {
   const core::Labels labels = {{"zone", "a"}, {"gpus", "8"}};
   EXPECT_TRUE(MatchesRequirement(labels, {"zone", "In", {"a", "b"}}));

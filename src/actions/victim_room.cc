@@ -10,7 +10,11 @@ bool NeedsGpuDevices(const core::Pod& pod) {
 }
 
 Room FreeRoom(const framework::Session& session) {
-  return {session.state().usable_gpu_room_milli(), session.state().usable_cpu_room_milli()};
+  // GPU devices and MIG instances both: Need counts a MIG pod's instances as GPU units (KAI's
+  // idle-GPUs filter counts both sides so, idle_gpus.go).
+  const framework::ClusterState& state = session.state();
+  return {state.usable_gpu_room_milli() + state.usable_mig_room_milli(),
+          state.usable_cpu_room_milli()};
 }
 
 Room Need(const framework::Session& session, const std::vector<Index>& pods, bool on_node) {

@@ -22,7 +22,7 @@ struct Room {
   int64_t cpu_milli = 0;
 };
 
-// What is free or releasing now on usable nodes.
+// What is free or releasing now on usable nodes (GPU: devices and MIG instances, in GPU units).
 Room FreeRoom(const framework::Session& session);
 // What `pods` ask for (pending) or hold (on their node).
 Room Need(const framework::Session& session, const std::vector<Index>& pods, bool on_node);

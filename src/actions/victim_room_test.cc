@@ -52,5 +52,31 @@ TEST_F(NodeRoomTest, GpuRoomOnANodeWithoutCpuIsNoRoom) {
   EXPECT_FALSE(room.CouldFit());
 }
 
+// KAI's idle-GPUs filter (solvers/accumulated_scenario_filters/idle_gpus) counts a node's idle
+// and releasing MIG instances in GPU units (ResourceVector.TotalGPUs), as a MIG pod's request is
+// counted (GetGpusQuota): a MIG preemptor is not filtered out for want of GPU devices.
+TEST(FreeRoom, CountsIdleAndReleasingMigInstancesInGpuUnits) {
+  core::ClusterObjects o;
+  o.nodes = {MakeNode("mig")
+                 .Cpu("8")
+                 .Scalar("nvidia.com/mig-1g.10gb", 2)
+                 .Scalar("nvidia.com/mig-3g.40gb", 2),
+             MakeNode("gpus").Gpus(2).Cpu("8"),
+             MakeNode("down").Scalar("nvidia.com/mig-3g.40gb", 2).NotReady()};
+  o.queues = {MakeQueue("a").Gpu(2, -1, 1)};
+  core::PodObject one = MakePod("ns", "one").Queue("a").Cpu("1").RunningOn("mig");
+  one.containers.front().requests.SetScalar("nvidia.com/mig-1g.10gb", core::Quantity(1000));
+  core::PodObject three = MakePod("ns", "three").Queue("a").Cpu("1").RunningOn("mig").Deleting();
+  three.containers.front().requests.SetScalar("nvidia.com/mig-3g.40gb", core::Quantity(1000));
+  o.pods = {one, three, MakePod("ns", "whole").Queue("a").Gpus(1).Cpu("1").RunningOn("gpus")};
+  const core::Snapshot snapshot = core::BuildSnapshot(o, core::SnapshotOptions{}).snapshot;
+  framework::SchedulerConfig config;
+  framework::Session session(snapshot, config);
+  // Devices: 1 free GPU. MIG: one idle 1g, one idle 3g and one releasing 3g = 1 + 3 + 3. The
+  // node that is not ready counts for nothing.
+  EXPECT_EQ(FreeRoom(session).gpu_milli, 1000 + 7000);
+  EXPECT_EQ(FreeRoom(session).cpu_milli, 8000 - 1 * 1000 + 8000 - 1000);
+}
+
 }  // namespace
 }  // namespace quotient::actions::solver

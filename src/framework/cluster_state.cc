@@ -9,7 +9,15 @@ core::ResourceVector NonGpu(const core::ResourceVector& request) {
   return v;
 }
 
-ClusterState::ClusterState(const core::Snapshot& snapshot) : snapshot_(&snapshot) {
+ClusterState::ClusterState(const core::Snapshot& snapshot,
+                           std::chrono::seconds stuck_in_releasing_threshold)
+    : snapshot_(&snapshot) {
+  // Releasing pods give their resources back to pipelined ones; KAI's StuckInReleasing pods
+  // (node_info.go, addTaskResources: only status Releasing feeds ReleasingVector) do not.
+  const auto releasing = [&](const core::Pod& p) {
+    return p.status == core::PodStatus::kReleasing &&
+           !core::IsStuckInReleasing(p, snapshot.now, stuck_in_releasing_threshold);
+  };
   pods_.resize(snapshot.pods.size());
   for (size_t i = 0; i < snapshot.pods.size(); ++i) {
     const core::Pod& p = snapshot.pods[i];
@@ -27,7 +35,7 @@ ClusterState::ClusterState(const core::Snapshot& snapshot) : snapshot_(&snapshot
       const core::Pod& p = snapshot.pods[static_cast<size_t>(i)];
       const core::ResourceVector held = NonGpu(p.request);
       state.idle -= held;
-      if (p.status == core::PodStatus::kReleasing) state.releasing += held;
+      if (releasing(p)) state.releasing += held;
     }
     // Releasing pods' resources are not free yet, but will be: idle excludes them, releasing
     // counts them.
@@ -41,12 +49,20 @@ ClusterState::ClusterState(const core::Snapshot& snapshot) : snapshot_(&snapshot
       dev.group = gpu.group;
       for (const core::GpuDevice::Holder& h : gpu.holders) {
         ++dev.holders;
-        const bool releasing =
-            snapshot.pods[static_cast<size_t>(h.pod)].status == core::PodStatus::kReleasing;
-        (releasing ? dev.releasing_milli : dev.used_milli) += h.portion_milli;
+        (releasing(snapshot.pods[static_cast<size_t>(h.pod)]) ? dev.releasing_milli
+                                                              : dev.used_milli) += h.portion_milli;
         PodState& holder = pods_[static_cast<size_t>(h.pod)];
         holder.devices.push_back(static_cast<int32_t>(d));
         holder.portion_milli = h.portion_milli;
+      }
+    }
+  }
+  mig_profiles_.resize(nodes_.size());
+  mig_room_.assign(nodes_.size(), 0);
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    for (const auto& [name, amount] : snapshot.nodes[n].allocatable.scalars()) {
+      if (std::optional<int64_t> units = core::MigGpuUnits(name)) {
+        mig_profiles_[n].emplace_back(name, *units);
       }
     }
   }
@@ -63,10 +79,16 @@ void ClusterState::UpdateRoom(Index node) {
   for (const DeviceState& d : nodes_[n].devices)
     gpu += (d.free_milli() + d.releasing_milli).value();
   const int64_t cpu = (nodes_[n].idle.cpu_milli + nodes_[n].releasing.cpu_milli).value();
+  int64_t mig = 0;
+  for (const auto& [name, units] : mig_profiles_[n]) {
+    mig += (nodes_[n].idle.Scalar(name) + nodes_[n].releasing.Scalar(name)).value() * units;
+  }
   if (snapshot_->nodes[n].usable) {
     usable_gpu_room_ += gpu - gpu_room_[n];
     usable_cpu_room_ += cpu - cpu_room_[n];
+    usable_mig_room_ += mig - mig_room_[n];
   }
+  mig_room_[n] = mig;
   gpu_room_[n] = gpu;
   cpu_room_[n] = cpu;
   if (!unfiled_[n]) {

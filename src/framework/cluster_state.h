@@ -7,10 +7,12 @@
 // device's portions never sum above one GPU.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/resources.h"
@@ -66,7 +68,10 @@ core::ResourceVector NonGpu(const core::ResourceVector& request);
 
 class ClusterState {
  public:
-  explicit ClusterState(const core::Snapshot& snapshot);
+  // Pods StuckInReleasing (core::IsStuckInReleasing with `stuck_in_releasing_threshold`) hold
+  // their resources as running pods do: they are not counted as releasing.
+  ClusterState(const core::Snapshot& snapshot,
+               std::chrono::seconds stuck_in_releasing_threshold = std::chrono::seconds(120));
 
   NodeState& node(Index i) { return nodes_[static_cast<size_t>(i)]; }
   const NodeState& node(Index i) const { return nodes_[static_cast<size_t>(i)]; }
@@ -98,6 +103,9 @@ class ClusterState {
   int64_t gpu_room_milli(Index node) const { return gpu_room_[static_cast<size_t>(node)]; }
   int64_t cpu_room_milli(Index node) const { return cpu_room_[static_cast<size_t>(node)]; }
   int64_t usable_gpu_room_milli() const { return usable_gpu_room_; }
+  // MIG instances idle or releasing on usable nodes, each counted as its <g> GPU units (KAI's
+  // ResourceVector.TotalGPUs), in milli-GPU.
+  int64_t usable_mig_room_milli() const { return usable_mig_room_; }
   int64_t usable_cpu_room_milli() const { return usable_cpu_room_; }
   // Nodes with anything releasing (resources or a device portion): the only nodes where a pod
   // can fit that does not fit on idle resources.
@@ -128,6 +136,10 @@ class ClusterState {
   std::vector<int64_t> cpu_room_;  // by node
   int64_t usable_gpu_room_ = 0;
   int64_t usable_cpu_room_ = 0;
+  // By node: its allocatable MIG profiles and their GPU units; what it adds to the MIG room.
+  std::vector<std::vector<std::pair<std::string, int64_t>>> mig_profiles_;
+  std::vector<int64_t> mig_room_;
+  int64_t usable_mig_room_ = 0;
   // The orders above are filed lazily, when read: a victim search evicts and restores hundreds
   // of pods between two reads, and a node whose room is back where it was filed costs nothing.
   // Each node is filed under the values in `filed_`.

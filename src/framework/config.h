@@ -34,6 +34,10 @@ struct SchedulerConfig {
   // consolidation) and `defaultStalenessGracePeriod` (a Go duration; negative = never evict).
   int max_consolidation_preemptees = 16;
   std::chrono::seconds staleness_grace_period{60};
+  // KAI's --stuck-in-releasing-threshold (default 2m), read as `stuckInReleasingThreshold`: a
+  // Running pod deleted longer ago than this (at the snapshot's `now`) is StuckInReleasing, and
+  // its resources are not pipelined onto (core::IsStuckInReleasing).
+  std::chrono::seconds stuck_in_releasing_threshold{120};
   // Turns off the search shortcuts that must not change any decision (the placer's cheap
   // per-node pre-check and its cache of pods that fit nowhere, the job order's cached subtree
   // choices): the straightforward path tests compare the optimised one against. Not in KAI's

@@ -38,7 +38,7 @@ Session::Session(const core::Snapshot& snapshot, const SchedulerConfig& config)
     : snapshot_(snapshot),
       config_(config),
       shares_(fairshare::ComputeFairShare(snapshot, FairShareOptionsFrom(config))),
-      state_(snapshot) {
+      state_(snapshot, config.stuck_in_releasing_threshold) {
   for (size_t i = 0; i < snapshot.pods.size(); ++i) {
     if (!snapshot.pods[i].affinity.required_pod_anti_affinity.empty()) {
       pods_with_anti_affinity_.push_back(static_cast<Index>(i));

@@ -161,5 +161,48 @@ TEST_F(StatementTest, SharedGpuPortionsAccumulateOnOneGroup) {
   EXPECT_EQ(Node().devices[3].kind, DeviceState::Kind::kIdle);
 }
 
+// KAI's node_info.go, addTaskResources: only a Releasing pod's resources are releasing; a
+// StuckInReleasing pod (Running, deleted longer than the threshold ago) holds them.
+TEST(ClusterStateTest, StuckInReleasingPodsHoldTheirResourcesInsteadOfReleasingThem) {
+  constexpr int64_t kNow = 1'000'000;
+  core::ClusterObjects objects;
+  objects.nodes.push_back(MakeNode("n1").Gpus(4).Cpu("16").Scalar("example.com/nic", 4));
+  objects.queues.push_back(MakeQueue("q").Gpu(4, -1, 1));
+  core::PodObject stuck =
+      MakePod("ns", "stuck").Queue("q").Gpus(1).Cpu("2").RunningOn("n1").DeletedAt(kNow - 121);
+  stuck.containers.front().requests.SetScalar("example.com/nic", Quantity(1000));
+  objects.pods.push_back(stuck);
+  objects.pods.push_back(
+      MakePod("ns", "recent").Queue("q").Gpus(1).Cpu("4").RunningOn("n1").DeletedAt(kNow - 120));
+  objects.pods.push_back(MakePod("ns", "shared-stuck")
+                             .Queue("q")
+                             .Cpu("1")
+                             .Annotation("gpu-fraction", "0.5")
+                             .Label("runai-gpu-group", "g")
+                             .RunningOn("n1")
+                             .DeletedAt(kNow - 3600));
+  core::SnapshotOptions options;
+  options.now = core::Time(std::chrono::seconds(kNow));
+  const core::Snapshot snapshot = core::BuildSnapshot(objects, options).snapshot;
+  const ClusterState state(snapshot, std::chrono::seconds(120));
+  const NodeState& node = state.node(0);
+  // Both are out of idle; only the recent one's 4 cores are releasing.
+  EXPECT_EQ(node.idle.cpu_milli, Quantity(16000 - 2000 - 4000 - 1000));
+  EXPECT_EQ(node.releasing.cpu_milli, Quantity(4000));
+  EXPECT_EQ(node.idle.Scalar("example.com/nic"), Quantity(3000));
+  EXPECT_EQ(node.releasing.Scalar("example.com/nic"), Quantity(0));
+  Quantity releasing_gpu;
+  Quantity used_gpu;
+  for (const DeviceState& d : node.devices) {
+    releasing_gpu += d.releasing_milli;
+    used_gpu += d.used_milli;
+  }
+  EXPECT_EQ(releasing_gpu, Quantity(1000));   // recent's device
+  EXPECT_EQ(used_gpu, Quantity(1000 + 500));  // stuck's device and the stuck half
+  // A longer threshold: nothing is stuck, everything deleted is releasing.
+  const ClusterState patient(snapshot, std::chrono::seconds(3600));
+  EXPECT_EQ(patient.node(0).releasing.cpu_milli, Quantity(2000 + 4000 + 1000));
+}
+
 }  // namespace
 }  // namespace quotient::framework

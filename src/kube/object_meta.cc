@@ -53,7 +53,7 @@ std::optional<FieldDecoder> DecodeObjectMeta(const Value& object, std::string_vi
   const Value* deletion = metadata->Find("deletionTimestamp");
   if (deletion != nullptr && !deletion->is_null()) {
     meta.deleting = true;
-    d.Timestamp(deletion, "metadata.deletionTimestamp");  // format check only
+    meta.deletion_time = d.Timestamp(deletion, "metadata.deletionTimestamp");
   }
   return decoder;
 }

@@ -185,6 +185,18 @@ Status ParseDocument(const Value& doc, Config& config) {
     if (!parsed.ok()) return Status::Error("defaultStalenessGracePeriod: " + parsed.message());
     config.staleness_grace_period = parsed.value();
   }
+  if (const Value* t = doc.Find("stuckInReleasingThreshold"); t != nullptr && !t->is_null()) {
+    Result<std::chrono::nanoseconds> parsed = core::ParseGoDurationNanos(t->text());
+    if (!parsed.ok()) return Status::Error("stuckInReleasingThreshold: " + parsed.message());
+    // KAI's flag falls back to its 2m default for 0 or less; in a file that is a mistake.
+    if (parsed.value() <= std::chrono::nanoseconds(0)) {
+      return Status::Error("stuckInReleasingThreshold: must be a positive duration, got \"" +
+                           t->text() + "\"");
+    }
+    // Deletion times are whole seconds, so "more than 90.5s ago" is "more than 90s ago".
+    config.stuck_in_releasing_threshold =
+        std::chrono::duration_cast<std::chrono::seconds>(parsed.value());
+  }
   if (const Value* name = doc.Find("schedulerName"); name != nullptr && !name->is_null()) {
     if (name->type() != Value::Type::kString || name->text().empty()) {
       return Status::Error("schedulerName: expected a non-empty string");

@@ -92,6 +92,35 @@ TEST(ParseSchedulerConfig, MalformedConfigsAreErrors) {
   }
 }
 
+// KAI's --stuck-in-releasing-threshold (cmd/scheduler/app/options/options.go), default 2m.
+TEST(ParseSchedulerConfig, StuckInReleasingThreshold) {
+  Result<SchedulerConfig> defaults = ParseSchedulerConfig("", "c.yaml");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->stuck_in_releasing_threshold, std::chrono::seconds(120));
+  const std::pair<const char*, int64_t> good[] = {
+      {"stuckInReleasingThreshold: 5m\n", 300},
+      {"stuckInReleasingThreshold: 1h30m\n", 5400},
+      // Deletion times are whole seconds: more than 90.5s ago is more than 90s ago.
+      {"stuckInReleasingThreshold: 90.5s\n", 90},
+      {"stuckInReleasingThreshold: 500ms\n", 0},
+  };
+  for (const auto& [text, seconds] : good) {
+    Result<SchedulerConfig> config = ParseSchedulerConfig(text, "c.yaml");
+    ASSERT_TRUE(config.ok()) << text << config.message();
+    EXPECT_EQ(config->stuck_in_releasing_threshold, std::chrono::seconds(seconds)) << text;
+  }
+  Result<SchedulerConfig> zero = ParseSchedulerConfig("stuckInReleasingThreshold: 0s\n", "c.yaml");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.message(),
+            "c.yaml: stuckInReleasingThreshold: must be a positive duration, got \"0s\"");
+  EXPECT_FALSE(ParseSchedulerConfig("stuckInReleasingThreshold: -1m\n", "c.yaml").ok());
+  Result<SchedulerConfig> unitless =
+      ParseSchedulerConfig("stuckInReleasingThreshold: 120\n", "c.yaml");
+  ASSERT_FALSE(unitless.ok());
+  EXPECT_EQ(unitless.message().rfind("c.yaml: stuckInReleasingThreshold: not a duration", 0), 0u)
+      << unitless.message();
+}
+
 TEST(ParseSchedulerConfig, NodePlacementStrategiesAreChecked) {
   const auto parse = [](const std::string& arguments) {
     return ParseSchedulerConfig(

@@ -46,6 +46,15 @@ TEST(ParseGoDuration, ReadsGoForms) {
   EXPECT_EQ(ParseGoDuration("1000000us").value(), 1s);
 }
 
+TEST(ParseGoDuration, NanosecondsAsGoKeepsThem) {
+  using std::chrono::nanoseconds;
+  EXPECT_EQ(core::ParseGoDurationNanos("500ms").value(), nanoseconds(500'000'000));
+  EXPECT_EQ(core::ParseGoDurationNanos("-1.5us").value(), nanoseconds(-1500));
+  EXPECT_EQ(core::ParseGoDurationNanos("0").value(), nanoseconds(0));
+  EXPECT_EQ(ParseGoDuration("-500ms").value(), 0s);  // toward zero
+  EXPECT_FALSE(core::ParseGoDurationNanos("5").ok());
+}
+
 TEST(ParseGoDuration, RejectsMalformedDurations) {
   for (const char* bad : {"", "10", "10x", "m", "1h30", "ten minutes", "1.h.m", "-", "3000000h"}) {
     EXPECT_FALSE(ParseGoDuration(bad).ok()) << bad;

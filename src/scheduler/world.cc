@@ -9,6 +9,7 @@ void ResetAsRecreated(core::PodObject& pod) {
   pod.node_name.clear();
   pod.phase = core::PodPhase::kPending;
   pod.meta.deleting = false;
+  pod.meta.deletion_time.reset();
   // A new pod has no GPU group until the binder assigns one.
   for (auto it = pod.meta.labels.begin(); it != pod.meta.labels.end();) {
     const bool gpu_group =

@@ -117,6 +117,11 @@ MakePod& MakePod::Deleting() {
   pod_.meta.deleting = true;
   return *this;
 }
+MakePod& MakePod::DeletedAt(int64_t unix_seconds) {
+  pod_.meta.deleting = true;
+  pod_.meta.deletion_time = core::Time(std::chrono::seconds(unix_seconds));
+  return *this;
+}
 MakePod& MakePod::Created(int64_t unix_seconds) {
   pod_.meta.creation_time = core::Time(std::chrono::seconds(unix_seconds));
   return *this;

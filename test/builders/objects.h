@@ -44,6 +44,8 @@ class MakePod {
   MakePod& BoundTo(std::string node);
   MakePod& Phase(core::PodPhase phase);
   MakePod& Deleting();
+  // Deleting, with metadata.deletionTimestamp at `unix_seconds`.
+  MakePod& DeletedAt(int64_t unix_seconds);
   MakePod& Created(int64_t unix_seconds);
   operator core::PodObject() const { return pod_; }  // NOLINT: builder
 
