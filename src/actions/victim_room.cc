@@ -9,6 +9,27 @@ bool NeedsGpuDevices(const core::Pod& pod) {
   return pod.gpu.kind == core::GpuSharing::Kind::kWhole || pod.gpu.is_shared();
 }
 
+namespace {
+
+// What a pod to be placed takes of GPU room, for the room checks. A gpu-memory pod whose request
+// counts no GPU (no node's GPU memory is above KAI's placeholder) still takes a share of any
+// device it lands on: the smallest it would take on a node that reports GPU memory.
+int64_t GpuNeedMilli(const framework::Session& session, Index pod) {
+  const int64_t quota = session.QuotaOf(pod, core::kNone)[core::ShareResource::kGpu].value();
+  const core::GpuSharing& g = session.pod(pod).gpu;
+  if (quota > 0 || g.kind != core::GpuSharing::Kind::kMemory) return quota;
+  int64_t least = 0;
+  for (const core::Node& node : session.snapshot().nodes) {
+    if (!node.gpu_memory_mib) continue;
+    const int64_t portion = std::min<int64_t>(
+        1000, core::MemoryToPortionMilli(g.memory_mib, *node.gpu_memory_mib).value());
+    least = least == 0 ? portion : std::min(least, portion);
+  }
+  return least * g.num_devices;
+}
+
+}  // namespace
+
 Room FreeRoom(const framework::Session& session) {
   // GPU devices and MIG instances both: Need counts a MIG pod's instances as GPU units (KAI's
   // idle-GPUs filter counts both sides so, idle_gpus.go).
@@ -22,7 +43,7 @@ Room Need(const framework::Session& session, const std::vector<Index>& pods, boo
   for (Index p : pods) {
     const core::ShareVector q =
         session.QuotaOf(p, on_node ? session.state().pod(p).node : core::kNone);
-    r.gpu_milli += q[core::ShareResource::kGpu].value();
+    r.gpu_milli += on_node ? q[core::ShareResource::kGpu].value() : GpuNeedMilli(session, p);
     r.cpu_milli += q[core::ShareResource::kCpu].value();
   }
   return r;
@@ -31,7 +52,7 @@ Room Need(const framework::Session& session, const std::vector<Index>& pods, boo
 NodeRoom::NodeRoom(const framework::Session& session, const std::vector<Index>& tasks)
     : session_(session) {
   for (Index t : tasks) {
-    const int64_t g = session.QuotaOf(t, core::kNone)[core::ShareResource::kGpu].value();
+    const int64_t g = GpuNeedMilli(session, t);
     if (g <= 0 || !NeedsGpuDevices(session.pod(t))) continue;
     const int64_t c = session.pod(t).request.cpu_milli.value();
     smallest_.gpu_milli = gpu_tasks_ == 0 ? g : std::min(smallest_.gpu_milli, g);
