@@ -3,14 +3,18 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"sort"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	kaifake "github.com/kai-scheduler/KAI-scheduler/pkg/apis/client/clientset/versioned/fake"
+	schedulingv1alpha2 "github.com/kai-scheduler/KAI-scheduler/pkg/apis/scheduling/v1alpha2"
 	"github.com/kai-scheduler/KAI-scheduler/pkg/scheduler/api/pod_info"
 	"github.com/kai-scheduler/KAI-scheduler/pkg/scheduler/api/pod_status"
 	"github.com/kai-scheduler/KAI-scheduler/pkg/scheduler/cache"
@@ -126,7 +130,7 @@ func runCycle(w *objects, s *caseSettings, shift time.Duration) (*cycleResult, e
 }
 
 // objectCounts is how many objects KAI's listers must show before the cycle can start.
-type objectCounts struct{ nodes, pods, queues, podGroups, priorityClasses int }
+type objectCounts struct{ nodes, pods, queues, podGroups, priorityClasses, bindRequests int }
 
 // clientObjects are the objects for the fake API: all but finished pods, which KAI's pod
 // informer never lists (it selects status.phase!=Succeeded,Failed; the fake API ignores field
@@ -162,6 +166,10 @@ func clientObjects(w *objects, partition *conf.SchedulingNodePoolParams) ([]runt
 			want.queues++
 		}
 	}
+	for _, br := range multiFractionBindRequests(w.Pods) {
+		kai = append(kai, br)
+		want.bindRequests++
+	}
 	for _, pg := range w.PodGroups {
 		kai = append(kai, pg)
 		if selector.Matches(labels.Set(pg.Labels)) {
@@ -183,7 +191,8 @@ func waitForObjects(c cache.Cache, want objectCounts, timeout time.Duration) err
 		queues, _ := lister.ListQueues()
 		groups, _ := lister.ListPodGroups()
 		classes, _ := lister.ListPriorityClasses()
-		got := objectCounts{len(nodes), len(pods), len(queues), len(groups), len(classes)}
+		binds, _ := lister.ListBindRequests()
+		got := objectCounts{len(nodes), len(pods), len(queues), len(groups), len(classes), len(binds)}
 		if got == want {
 			return nil
 		}
@@ -278,6 +287,46 @@ func annotationUpdates(c *recordingCache, shift time.Duration) map[string]map[st
 			values[key] = &text
 		}
 		out[job.PodGroup.Namespace+"/"+job.PodGroup.Name] = values
+	}
+	return out
+}
+
+// multiFractionBindRequests gives each running multi-device fractional pod the BindRequest a KAI
+// cluster keeps for it. KAI's binder labels such a pod only with runai-gpu-group/<group> labels,
+// which KAI's scheduler does not read back without the plain runai-gpu-group label
+// (resources.GetGpuGroups); in a cluster it reads the groups from the pod's BindRequest instead
+// (pod_info.updatePodAdditionalFields), which lives as long as the pod. The input has no
+// BindRequests, so the oracle makes them.
+func multiFractionBindRequests(pods []*v1.Pod) []*schedulingv1alpha2.BindRequest {
+	var out []*schedulingv1alpha2.BindRequest
+	for _, p := range pods {
+		if p.Spec.NodeName == "" {
+			continue
+		}
+		if _, single := p.Labels[gpuGroupLabel]; single {
+			continue
+		}
+		var groups []string
+		for k, v := range p.Labels {
+			if strings.HasPrefix(k, multiGpuGroupPrefix) {
+				groups = append(groups, v)
+			}
+		}
+		if len(groups) == 0 {
+			continue
+		}
+		sort.Strings(groups)
+		out = append(out, &schedulingv1alpha2.BindRequest{
+			TypeMeta:   metav1.TypeMeta{Kind: "BindRequest", APIVersion: "scheduling.run.ai/v1alpha2"},
+			ObjectMeta: metav1.ObjectMeta{Name: p.Name + "-oracle", Namespace: p.Namespace},
+			Spec: schedulingv1alpha2.BindRequestSpec{
+				PodName:              p.Name,
+				SelectedNode:         p.Spec.NodeName,
+				ReceivedResourceType: string(pod_info.ReceivedTypeFraction),
+				SelectedGPUGroups:    groups,
+			},
+			Status: schedulingv1alpha2.BindRequestStatus{Phase: schedulingv1alpha2.BindRequestPhaseSucceeded},
+		})
 	}
 	return out
 }
