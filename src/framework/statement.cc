@@ -120,10 +120,12 @@ void Statement::Apply(Op& op) {
       pod.devices = op.placement.devices;
       pod.portion_milli = op.placement.portion_milli;
       pod.gpu_groups = op.placement.gpu_groups;
-      if (!pipelined && job.queue != kNone) {
+      if (job.queue != kNone) {
         const core::ShareVector on_node = session_.QuotaOf(op.pod, pod.node);
-        // Only the allocation follows the cycle's decisions: a queue's request is what it asked
-        // for when the session opened (KAI's proportion plugin never updates Request).
+        // A pipelined pod counts in its queue's allocation from now, as an allocated one does
+        // (KAI's Statement.Pipeline fires the same allocate event). Only the allocation follows
+        // the cycle's decisions: a queue's request is what it asked for when the session opened
+        // (KAI's proportion plugin never updates Request).
         session_.shares().AddAllocated(job.queue, on_node, job.preemptible);
       }
       break;
@@ -160,7 +162,7 @@ void Statement::Undo(const Op& op) {
   switch (op.kind) {
     case Kind::kAllocate:
     case Kind::kPipeline:
-      if (op.kind == Kind::kAllocate && job.queue != kNone) {
+      if (job.queue != kNone) {
         const core::ShareVector on_node = session_.QuotaOf(op.pod, pod.node);
         session_.shares().RemoveAllocated(job.queue, on_node, job.preemptible);
       }

@@ -77,7 +77,9 @@ TEST_F(StatementTest, AllocateUpdatesNodeDevicesAndQueueAndRollbackRestoresAll) 
   EXPECT_EQ(QueueAllocatedGpu(), Quantity(1000));
 }
 
-TEST_F(StatementTest, PipelineTakesIdleFirstThenReleasingAndDoesNotCountAsAllocated) {
+// A pipelined pod counts in its queue's allocation, as KAI's Statement.Pipeline fires the
+// allocate event: the queue holds its running pod's 1 GPU plus b's 2.
+TEST_F(StatementTest, PipelineTakesIdleFirstThenReleasingAndCountsAsAllocated) {
   Statement s(*session_, "allocate");
   // b needs 8 cores: 8 idle are there; its two GPUs are the releasing devices 0 and 1.
   s.Pipeline(Pod("ns/b"), Whole({0, 1}));
@@ -85,7 +87,7 @@ TEST_F(StatementTest, PipelineTakesIdleFirstThenReleasingAndDoesNotCountAsAlloca
   EXPECT_EQ(Node().releasing.cpu_milli, Quantity(4000));
   EXPECT_EQ(Node().devices[0].releasing_milli, Quantity(0));
   EXPECT_EQ(Node().devices[0].used_milli, Quantity(1000));
-  EXPECT_EQ(QueueAllocatedGpu(), Quantity(1000));
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(3000));
   // a then needs 4 cores that only the releasing pool has.
   s.Pipeline(Pod("ns/a"), Whole({3}));
   EXPECT_EQ(Node().releasing.cpu_milli, Quantity(0));
@@ -93,6 +95,7 @@ TEST_F(StatementTest, PipelineTakesIdleFirstThenReleasingAndDoesNotCountAsAlloca
   EXPECT_EQ(Node().idle.cpu_milli, Quantity(8000));
   EXPECT_EQ(Node().releasing.cpu_milli, Quantity(4000));
   EXPECT_EQ(Node().devices[0].releasing_milli, Quantity(1000));
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(1000));
 }
 
 TEST_F(StatementTest, EvictMovesResourcesToReleasingAndShrinksTheQueue) {
@@ -116,7 +119,8 @@ TEST_F(StatementTest, ConvertingAllocationsToPipelinesKeepsThePlaces) {
   s.ConvertAllocatedToPipelined(0);
   EXPECT_EQ(session_->state().pod(Pod("ns/a")).status, core::PodStatus::kPipelined);
   EXPECT_EQ(session_->state().pod(Pod("ns/a")).devices, std::vector<int32_t>{3});
-  EXPECT_EQ(QueueAllocatedGpu(), Quantity(1000));
+  // The running pod's 1 GPU, a's 1 and b's 2: a pipeline counts as an allocation does.
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(4000));
   s.Commit();
   ASSERT_EQ(session_->decisions().size(), 2u);
   EXPECT_EQ(session_->decisions()[0].kind, DecisionKind::kPipeline);
