@@ -113,12 +113,10 @@ std::optional<Index> Placer::FindBestInOrder(Index pod, const Options& options) 
       need = p.gpu.whole_devices * framework::kWholeGpuMilli;
       break;
     case core::GpuSharing::Kind::kFraction:
-      max_points = 1100;
-      need = p.gpu.portion_milli.value();
-      break;
     case core::GpuSharing::Kind::kMemory:
+      // A shared device can take it on a node without a whole free one: no node is skipped.
       max_points = 1100;
-      need = 1;
+      need = 0;
       break;
     case core::GpuSharing::Kind::kNone:
       max_points = PoolHasNodesWithoutGpus(job.node_pool) ? 110 : 100;

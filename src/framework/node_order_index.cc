@@ -28,8 +28,9 @@ NodeOrderIndex::Entry NodeOrderIndex::EntryOf(const core::Snapshot& snapshot,
   Entry e;
   e.node = node;
   if (resource_ == Resource::kGpu) {
+    // KAI's NonAllocatedResource: whole devices nobody holds a share of (idle or releasing).
     for (const DeviceState& d : state.devices) {
-      e.free += d.free_milli().value();
+      if (d.used_milli.is_zero()) e.free += kWholeGpuMilli;
       e.overcommitted = e.overcommitted || d.free_milli().value() < 0;
     }
     e.total = static_cast<int64_t>(state.devices.size()) * kWholeGpuMilli;

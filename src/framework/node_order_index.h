@@ -2,8 +2,9 @@
 // them, updated as statements change the cluster state, so the placer can visit the likely
 // winners first and stop early instead of scoring every node (docs/design/performance.md).
 //
-// The order is nodeplacement's term alone (kai-reference §7.1): for `kGpu` the free GPU portion
-// of the node's devices (sum of 1000 - used - releasing per device), for `kCpu` its idle CPU;
+// The order is nodeplacement's term alone (kai-reference §7.1): for `kGpu` the node's devices
+// no pod holds a share of, idle or releasing (KAI's NonAllocatedResource, counting whole GPUs),
+// for `kCpu` its idle CPU;
 // binpack puts the least free first, spread the largest free / total first; nodes without the
 // resource go last; ties go to the node that sorts first by name. This is exactly the order
 // actions::BetterNode gives among nodes with the same integer score points.
@@ -49,9 +50,9 @@ class NodeOrderIndex {
   bool binpack() const { return nodes_.key_comp().binpack; }
   const std::string& node_pool() const { return pool_; }
   const Set& nodes() const { return nodes_; }
-  // Binpack: the first node that can have `free` of the resource on one device or in idle CPU
-  // (nodes before it cannot); for spread, begin(). With an over-committed device somewhere in
-  // the pool a node's sum can hide a device with room, so then begin() too.
+  // Binpack: the first node that can have `free` of the resource in whole free devices or in
+  // idle CPU (nodes before it cannot); for spread, begin(). With an over-committed device
+  // somewhere in the pool a node's sum can hide a device with room, so then begin() too.
   Set::const_iterator FirstWithAtLeast(int64_t free) const;
   // Whether some filed node has an over-committed device (sums of room then say little).
   bool overcommitted() const { return overcommitted_ > 0; }
