@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "actions/allocate/allocate.h"
 #include "actions/preempt/preempt.h"
 #include "actions/reclaim/reclaim.h"
 #include "builders/objects.h"
@@ -90,6 +91,26 @@ TEST_F(VictimSolver, AnElasticVictimIsNeverLeftBelowItsMinimum) {
   EXPECT_EQ(d, (std::vector<std::string>{"evict ns/elastic-3 n1", "evict ns/elastic-2 n1",
                                          "evict ns/elastic-1 n1", "evict ns/elastic-0 n1",
                                          "pipeline ns/urgent-0 n1"}));
+}
+
+TEST_F(VictimSolver, APodPlacedThisCycleIsNoVictim) {
+  // One 2-GPU node. b (quota 0) runs b-run (1 GPU); a (quota 2) waits for a-0 (2 GPUs), b for
+  // b-new (1 GPU). Allocate: a-0 does not fit, b-new takes the free GPU. Reclaim for a-0 would
+  // need b-new too, which allocate has just placed: KAI would evict it (its victims are every
+  // alive pod); here it is no victim, b-run alone frees too little, and nothing is evicted
+  // (docs/kai-differences.md, "Pods placed earlier in the same cycle are never victims").
+  objects_.nodes = {MakeNode("n1").Gpus(2)};
+  objects_.queues = {MakeQueue("a").Gpu(2, -1, 1), MakeQueue("b").Gpu(0, -1, 1)};
+  objects_.pods.push_back(MakePod("ns", "b-run").Queue("b").Gpus(1).RunningOn("n1").Created(1));
+  objects_.pods.push_back(MakePod("ns", "b-new").Queue("b").Gpus(1).Created(2));
+  objects_.pods.push_back(MakePod("ns", "a-0").Queue("a").Gpus(2).Created(3));
+  snapshot_ = core::BuildSnapshot(objects_, core::SnapshotOptions{}).snapshot;
+  session_ = std::make_unique<framework::Session>(snapshot_, config_);
+  AllocateAction().Execute(*session_);
+  ASSERT_EQ(session_->decisions().size(), 1u);
+  EXPECT_EQ(session_->decisions()[0].pod, "ns/b-new");
+  ReclaimAction().Execute(*session_);
+  EXPECT_EQ(session_->decisions().size(), 1u) << session_->decisions().back().pod;
 }
 
 TEST_F(VictimSolver, PodsOnNodesMissingFromTheInputAreNeverVictims) {

@@ -41,7 +41,8 @@ std::string FairShareGpus(kubeclient::Client& admin, const std::string& queue) {
 }
 
 TEST(NodeHealthE2ETest, AFaultyNodeAndAnUnhealthyGpuAreLeftOutOfPlacementAndFairShare) {
-  // Quota 0, weight 1: the queue's fair share is whatever the cluster has (16 GPUs healthy).
+  // Quota 0, weight 1: the queue's fair share is what it asks for, up to the healthy GPUs the
+  // cluster has (KAI caps a share at the request: resource_division.go).
   TwoNodeCluster cluster("nh", {{"nh-team", 0}});
   kubeclient::Client& admin = *cluster.admin;
   const std::string& ns = cluster.ns;
@@ -68,13 +69,13 @@ TEST(NodeHealthE2ETest, AFaultyNodeAndAnUnhealthyGpuAreLeftOutOfPlacementAndFair
   int on_faulty = 0;
   for (int i = 0; i < 10; ++i) on_faulty += NodeOf(admin, ns, "p-" + std::to_string(i)) == faulty;
   EXPECT_EQ(on_faulty, 0);
-  // The queue's fair share is the healthy node's 8 GPUs.
+  // Ten GPUs asked for, the healthy node's 8 to be had: the fair share is 8.
   EXPECT_TRUE(
       WaitFor([&] { return FairShareGpus(admin, "nh-team") == "8"; }, std::chrono::seconds(20)))
       << FairShareGpus(admin, "nh-team");
 
   // The fault clears; the agent reports one GPU of that node unhealthy instead: the two pending
-  // pods land there, and the fair share is 15.
+  // pods land there, and the fair share is the 10 GPUs asked for (15 healthy).
   const json health = {
       {"metadata",
        {{"annotations",
@@ -91,7 +92,7 @@ TEST(NodeHealthE2ETest, AFaultyNodeAndAnUnhealthyGpuAreLeftOutOfPlacementAndFair
       std::chrono::seconds(60)))
       << process.Log();
   EXPECT_TRUE(
-      WaitFor([&] { return FairShareGpus(admin, "nh-team") == "15"; }, std::chrono::seconds(20)))
+      WaitFor([&] { return FairShareGpus(admin, "nh-team") == "10"; }, std::chrono::seconds(20)))
       << FairShareGpus(admin, "nh-team");
   // Seven healthy GPUs there, two taken: a 5-GPU pod fills the node, and one more GPU is
   // nowhere to be had (the eighth is the unhealthy one).
@@ -101,6 +102,11 @@ TEST(NodeHealthE2ETest, AFaultyNodeAndAnUnhealthyGpuAreLeftOutOfPlacementAndFair
   ASSERT_TRUE(admin.Create(Pods(), ns, GpuPod("one-more", scheduler, "nh-team", 1)).ok());
   std::this_thread::sleep_for(std::chrono::seconds(3));
   EXPECT_EQ(NodeOf(admin, ns, "one-more"), "") << "the unhealthy GPU was given out";
+  // Sixteen GPUs asked for, fifteen healthy: the share stops at 15 (16 would count the
+  // unhealthy GPU).
+  EXPECT_TRUE(
+      WaitFor([&] { return FairShareGpus(admin, "nh-team") == "15"; }, std::chrono::seconds(20)))
+      << FairShareGpus(admin, "nh-team");
 }
 
 }  // namespace
