@@ -2,17 +2,17 @@
 # Every test (this is what .ci/run runs), in stages, with a table of each stage's wall time at
 # the end (printed also when a stage fails, which stops the run):
 #   1. set-up: the Debian packages, when missing;
-#   2. dev (Debug): formatting check, build, then every test: unit, scenario and command-line
-#      tests, the Kubernetes integration tests against the real API server of test/k8s-harness,
-#      the KAI oracle's tests and the differential corpus against KAI's own code (both Go tools
-#      are built on first use);
-#   3. asan (AddressSanitizer + UndefinedBehaviorSanitizer): the unit, scenario and
-#      command-line tests again. The integration suite and the KAI corpus run once, in stage 2:
-#      they exercise the same code through processes and an API server, and the sanitizers
-#      would double their time for code the unit tests already cover;
-#   4. tsan (ThreadSanitizer): the libraries whose state threads share — the Kubernetes client
+#   2. asan (Debug, AddressSanitizer + UndefinedBehaviorSanitizer): formatting check, build, then
+#      every test: unit, scenario and command-line tests, the Kubernetes integration tests against
+#      the real API server of test/k8s-harness, the KAI oracle's tests and the differential
+#      corpus against KAI's own code (the Go tools are built on first use). One build, not a plain
+#      one and a sanitized one: on 2 cores a second build of the tree costs more than all the
+#      tests, and every test then runs under the sanitizers;
+#   3. tsan (ThreadSanitizer): the libraries whose state threads share — the Kubernetes client
 #      (caches, queues, clocks), telemetry, the GPU interposer's ledger, the admission webhook's
 #      server (worker threads, certificate reloads), the NVML deadline runner.
+# For everyday work the dev preset (plain Debug) builds faster: `cmake --preset dev`,
+# `cmake --build --preset dev`, `ctest --preset dev`.
 # Budgets (2 cores, cold): docs/benchmarks.md, "CI time".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,22 +58,17 @@ stage() {
 
 stage "set-up" ./scripts/setup.sh
 
-stage "dev: configure, format check" \
-  sh -c 'cmake --preset dev >/dev/null && cmake --build --preset dev --target format-check'
-stage "dev: build" cmake --build --preset dev -j "$jobs"
-stage "dev: unit, scenario, command-line tests" \
-  ctest --preset dev -j "$jobs" -LE 'integration|kai-oracle|kai-diff'
-stage "dev: Kubernetes integration tests (API server)" \
-  ctest --preset dev -j "$jobs" -L integration
-stage "dev: KAI oracle and differential corpus" \
-  ctest --preset dev -j "$jobs" -L 'kai-oracle|kai-diff'
-
-stage "asan: configure, build (no integration suite)" \
-  sh -c 'cmake --preset asan -DQUOTIENT_K8S_INTEGRATION=OFF -DQUOTIENT_KAI_ORACLE=OFF >/dev/null &&
-         cmake --build --preset asan -j '"$jobs"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1
+stage "asan: configure, format check" \
+  sh -c 'cmake --preset asan -DQUOTIENT_K8S_INTEGRATION=ON -DQUOTIENT_KAI_ORACLE=ON >/dev/null && cmake --build --preset asan --target format-check'
+stage "asan: build" cmake --build --preset asan -j "$jobs"
 stage "asan: unit, scenario, command-line tests" \
-  env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --preset asan -j "$jobs"
+  ctest --preset asan -j "$jobs" -LE 'integration|kai-oracle|kai-diff'
+stage "asan: Kubernetes integration tests (API server)" \
+  ctest --preset asan -j "$jobs" -L integration
+stage "asan: KAI oracle and differential corpus" \
+  ctest --preset asan -j "$jobs" -L 'kai-oracle|kai-diff'
 
 tsan_tests=(kubeclient/kubeclient_test telemetry/telemetry_test interposer/interposer_ledger_test
   webhook/webhook_test nvml/nvml_test)

@@ -1,14 +1,23 @@
 #include "engines.h"
 
+#include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace quotient::kaidiff {
 
-RunAnswer QuotientEngine::RunOne(const RunRequest& request) {
+QuotientEngine::QuotientEngine(std::filesystem::path binary, std::filesystem::path scratch,
+                               int workers)
+    : binary_(std::move(binary)),
+      scratch_(std::move(scratch)),
+      workers_(workers > 0 ? workers
+                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {}
+
+RunAnswer QuotientEngine::RunOne(const RunRequest& request, const std::filesystem::path& err) {
   std::vector<std::string> argv = {binary_.string(), "schedule"};
   argv.insert(argv.end(), request.args.begin(), request.args.end());
-  const std::filesystem::path err = scratch_ / "quotient.stderr";
   const ProcessResult r = RunProcess(argv, err);
   RunAnswer answer;
   if (r.exit_code != 0) {
@@ -28,8 +37,17 @@ RunAnswer QuotientEngine::RunOne(const RunRequest& request) {
 }
 
 std::vector<RunAnswer> QuotientEngine::Collect() {
-  std::vector<RunAnswer> out;
-  for (const RunRequest& r : pending_) out.push_back(RunOne(r));
+  std::vector<RunAnswer> out(pending_.size());
+  std::atomic<size_t> next{0};
+  const auto work = [&](int worker) {
+    const std::filesystem::path err = scratch_ / ("quotient-" + std::to_string(worker) + ".stderr");
+    for (size_t k = next++; k < pending_.size(); k = next++) out[k] = RunOne(pending_[k], err);
+  };
+  const int n = std::min(workers_, static_cast<int>(pending_.size()));
+  std::vector<std::thread> threads;
+  for (int w = 1; w < n; ++w) threads.emplace_back(work, w);
+  work(0);
+  for (std::thread& t : threads) t.join();
   pending_.clear();
   return out;
 }

@@ -39,16 +39,22 @@ class Engine {
   }
 };
 
+// Collect() runs the requests `workers` at a time (default: one per core), each process with
+// a stderr file of its own; answers come back in request order whatever the finishing order.
 class QuotientEngine : public Engine {
  public:
-  QuotientEngine(std::filesystem::path binary, std::filesystem::path scratch)
-      : binary_(std::move(binary)), scratch_(std::move(scratch)) {}
+  QuotientEngine(std::filesystem::path binary, std::filesystem::path scratch, int workers = 0);
   void Submit(const std::vector<RunRequest>& requests) override { pending_ = requests; }
   std::vector<RunAnswer> Collect() override;
-  RunAnswer RunOne(const RunRequest& request);
+  RunAnswer RunOne(const RunRequest& request) {
+    return RunOne(request, scratch_ / "quotient.stderr");
+  }
 
  private:
+  RunAnswer RunOne(const RunRequest& request, const std::filesystem::path& stderr_file);
+
   std::filesystem::path binary_, scratch_;
+  int workers_;
   std::vector<RunRequest> pending_;
 };
 
