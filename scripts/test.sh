@@ -61,7 +61,8 @@ stage "set-up" ./scripts/setup.sh
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1
 stage "asan: configure, format check" \
-  sh -c 'cmake --preset asan -DQUOTIENT_K8S_INTEGRATION=ON -DQUOTIENT_KAI_ORACLE=ON >/dev/null && cmake --build --preset asan --target format-check'
+  sh -c 'cmake --preset asan -DQUOTIENT_K8S_INTEGRATION=ON -DQUOTIENT_KAI_ORACLE=ON >/dev/null &&
+         cmake --build --preset asan --target format-check'
 stage "asan: build" cmake --build --preset asan -j "$jobs"
 stage "asan: unit, scenario, command-line tests" \
   ctest --preset asan -j "$jobs" -LE 'integration|kai-oracle|kai-diff'

@@ -17,12 +17,7 @@ NodeScore ScoreNode(const framework::Session& session, core::Index pod_index,
   if (!gpu_pod && !gpu_node) s.points += 10;
   if (gpu_pod) {
     s.binpack = policy.gpu_binpack;
-    // KAI's NonAllocatedResource: idle plus releasing GPUs, in whole devices; a device any pod
-    // still holds a share of is allocated (gpu_sharing_node_info.go moves it out of Idle with
-    // its first fraction).
-    for (const framework::DeviceState& d : state.devices) {
-      if (d.used_milli.is_zero()) s.free += framework::kWholeGpuMilli;
-    }
+    s.free = state.NonAllocatedGpuMilli();
     s.total = static_cast<int64_t>(state.devices.size()) * framework::kWholeGpuMilli;
   } else {
     s.binpack = policy.cpu_binpack;

@@ -44,6 +44,17 @@ struct NodeState {
   core::ResourceVector releasing;  // being given back by releasing pods, not yet claimed
   std::vector<DeviceState> devices;
   std::vector<Index> pods;  // pods holding resources here in any active state, virtual included
+
+  // KAI's NonAllocatedResource for GPUs, in milli-GPUs: the whole devices no pod that is not
+  // releasing holds a share of (idle or releasing). A device is allocated from its first
+  // fraction on (gpu_sharing_node_info.go moves it out of Idle). The node order's GPU term.
+  int64_t NonAllocatedGpuMilli() const {
+    int64_t out = 0;
+    for (const DeviceState& d : devices) {
+      if (d.used_milli.is_zero()) out += kWholeGpuMilli;
+    }
+    return out;
+  }
 };
 
 struct PodState {

@@ -28,9 +28,8 @@ NodeOrderIndex::Entry NodeOrderIndex::EntryOf(const core::Snapshot& snapshot,
   Entry e;
   e.node = node;
   if (resource_ == Resource::kGpu) {
-    // KAI's NonAllocatedResource: whole devices nobody holds a share of (idle or releasing).
+    e.free = state.NonAllocatedGpuMilli();
     for (const DeviceState& d : state.devices) {
-      if (d.used_milli.is_zero()) e.free += kWholeGpuMilli;
       e.overcommitted = e.overcommitted || d.free_milli().value() < 0;
     }
     e.total = static_cast<int64_t>(state.devices.size()) * kWholeGpuMilli;
