@@ -37,6 +37,16 @@ Outcome RunCycle(const core::Snapshot& snapshot, framework::SchedulerConfig conf
   return o;
 }
 
+// The first line where two lists differ, for a readable failure.
+std::string FirstDifference(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  const auto at = [i](const std::vector<std::string>& v) {
+    return i < v.size() ? v[i] : std::string("(end)");
+  };
+  return "line " + std::to_string(i) + ": shortcuts '" + at(a) + "', reference '" + at(b) + "'";
+}
+
 void ExpectSameOutcome(const std::string& preset, const framework::SchedulerConfig& config) {
   core::SnapshotOptions options;
   options.now = core::Time(std::chrono::seconds(1'790'000'000));
@@ -46,8 +56,10 @@ void ExpectSameOutcome(const std::string& preset, const framework::SchedulerConf
   // A cycle that decides nothing would make the comparison empty.
   EXPECT_GT(fast.decisions.size(), 10u) << preset;
   EXPECT_FALSE(fast.reasons.empty()) << preset;
-  EXPECT_EQ(fast.decisions, reference.decisions) << preset;
-  EXPECT_EQ(fast.reasons, reference.reasons) << preset;
+  EXPECT_TRUE(fast.decisions == reference.decisions)
+      << preset << ": " << FirstDifference(fast.decisions, reference.decisions);
+  EXPECT_TRUE(fast.reasons == reference.reasons)
+      << preset << ": " << FirstDifference(fast.reasons, reference.reasons);
 }
 
 framework::SchedulerConfig Spread() {

@@ -71,8 +71,32 @@ JobQueue::JobQueue(const framework::Session& session, int max_jobs_per_queue)
   }
 }
 
+JobQueue::JobQueue(const framework::Session& session, const std::vector<core::Index>& extra,
+                   const VirtuallyPending* virtual_pending)
+    : snapshot_(&session.snapshot()),
+      virtual_pending_(virtual_pending),
+      roots_(session.snapshot().RootQueues()),
+      leaf_of_(session.snapshot().jobs.size(), core::kNone),
+      entries_(session.snapshot().jobs.size()),
+      best_(session.snapshot().queues.size()) {
+  const core::Snapshot& s = session.snapshot();
+  const auto add = [&](core::Index index) {
+    const core::Job& job = s.jobs[static_cast<size_t>(index)];
+    if (job.queue == core::kNone || !job.problems.empty()) return;
+    if (!session.shares()[job.queue].usable || leaf_of_[static_cast<size_t>(index)] != core::kNone)
+      return;
+    leaf_of_[static_cast<size_t>(index)] = job.queue;
+    entries_[static_cast<size_t>(index)] = Describe(session, index);
+    candidates_.try_emplace(job.queue, JobOrder{this}).first->second.insert(index);
+  };
+  for (size_t i = 0; i < s.jobs.size(); ++i) {
+    if (HasPendingTask(session, s.jobs[i])) add(static_cast<core::Index>(i));
+  }
+  for (core::Index job : extra) add(job);
+}
+
 JobQueue::Entry JobQueue::Describe(const framework::Session& session, core::Index job) const {
-  return {RequestOf(session, SelectTasks(session, session.job(job)).pods),
+  return {RequestOf(session, SelectTasks(session, session.job(job), virtual_pending_).pods),
           ElasticState(session, session.job(job))};
 }
 

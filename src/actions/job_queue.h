@@ -15,6 +15,7 @@
 #include <set>
 #include <vector>
 
+#include "actions/job_tasks.h"
 #include "fairshare/queue_order.h"
 #include "framework/session.h"
 
@@ -24,6 +25,12 @@ class JobQueue {
  public:
   // `max_jobs_per_queue` 0 = no limit (KAI's queueDepthPerAction).
   JobQueue(const framework::Session& session, int max_jobs_per_queue);
+  // The order of a victim solver's virtual allocation (KAI's common.GetJobsToAllocate): every
+  // job with a Pending pod in a usable queue, plus `extra` (the preemptor and the victim jobs),
+  // with no readiness or depth filter; `virtual_pending` (the scenario's evicted pods) count as
+  // pending for their jobs, in the order and in the tasks each job would place.
+  JobQueue(const framework::Session& session, const std::vector<core::Index>& extra,
+           const VirtuallyPending* virtual_pending);
   JobQueue(const JobQueue&) = delete;  // the job order refers to its owner
   JobQueue& operator=(const JobQueue&) = delete;
 
@@ -69,6 +76,7 @@ class JobQueue {
   void Invalidate(const framework::Session& session, core::Index queue);
 
   const core::Snapshot* snapshot_;
+  const VirtuallyPending* virtual_pending_ = nullptr;
   std::vector<core::Index> roots_;
   std::map<core::Index, std::set<core::Index, JobOrder>> candidates_;  // leaf queue -> jobs
   std::vector<core::Index> leaf_of_;                                   // by job

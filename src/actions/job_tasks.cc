@@ -49,31 +49,40 @@ int32_t GangMinimum(const core::Job& job) {
   return m;
 }
 
-bool HasPendingTask(const framework::Session& session, const core::Job& job) {
+namespace {
+
+bool IsPendingTask(const framework::Session& session, Index pod,
+                   const VirtuallyPending* virtual_pending) {
+  const core::PodStatus status = session.state().pod(pod).status;
+  if (!session.pod(pod).problems.empty()) return false;
+  return status == core::PodStatus::kPending ||
+         (virtual_pending != nullptr && status == core::PodStatus::kReleasing &&
+          virtual_pending->count(pod) > 0);
+}
+
+}  // namespace
+
+bool HasPendingTask(const framework::Session& session, const core::Job& job,
+                    const VirtuallyPending* virtual_pending) {
   for (Index i : job.pods) {
-    if (session.state().pod(i).status == core::PodStatus::kPending &&
-        session.pod(i).problems.empty()) {
-      return true;
-    }
+    if (IsPendingTask(session, i, virtual_pending)) return true;
   }
   return false;
 }
 
-std::vector<Index> PendingTasks(const framework::Session& session,
-                                const core::SubGroup& sub_group) {
+std::vector<Index> PendingTasks(const framework::Session& session, const core::SubGroup& sub_group,
+                                const VirtuallyPending* virtual_pending) {
   std::vector<Index> out;
   for (Index i : sub_group.pods) {
-    if (session.state().pod(i).status == core::PodStatus::kPending &&
-        session.pod(i).problems.empty()) {
-      out.push_back(i);
-    }
+    if (IsPendingTask(session, i, virtual_pending)) out.push_back(i);
   }
   std::sort(out.begin(), out.end(),
             [&](Index a, Index b) { return TaskBefore(session.pod(a), session.pod(b)); });
   return out;
 }
 
-TasksToAllocate SelectTasks(const framework::Session& session, const core::Job& job) {
+TasksToAllocate SelectTasks(const framework::Session& session, const core::Job& job,
+                            const VirtuallyPending* virtual_pending) {
   struct Leaf {
     const core::SubGroup* group;
     int32_t allocated;
@@ -96,7 +105,7 @@ TasksToAllocate SelectTasks(const framework::Session& session, const core::Job& 
   for (const Leaf& leaf : leaves) {
     if (leaf.allocated >= leaf.group->min_member) continue;
     const int32_t missing = leaf.group->min_member - leaf.allocated;
-    std::vector<Index> pending = PendingTasks(session, *leaf.group);
+    std::vector<Index> pending = PendingTasks(session, *leaf.group, virtual_pending);
     if (static_cast<int32_t>(pending.size()) < missing) {
       out.shortfall = "subgroup " + leaf.group->name + " needs " + std::to_string(missing) +
                       " more pods but only " + std::to_string(pending.size()) + " are pending";
@@ -108,7 +117,7 @@ TasksToAllocate SelectTasks(const framework::Session& session, const core::Job& 
   }
   if (!out.pods.empty()) return out;
   for (const Leaf& leaf : leaves) {
-    std::vector<Index> pending = PendingTasks(session, *leaf.group);
+    std::vector<Index> pending = PendingTasks(session, *leaf.group, virtual_pending);
     if (!pending.empty()) {
       out.pods.push_back(pending.front());
       return out;

@@ -8,6 +8,7 @@
 // first (labelled before unlabelled), older first, then by name.
 #pragma once
 
+#include <set>
 #include <vector>
 
 #include "framework/session.h"
@@ -25,11 +26,19 @@ bool IsGangSatisfied(const framework::Session& session, const core::Job& job);
 // The pods the gang needs: the sum of its leaf subgroups' minimums.
 int32_t GangMinimum(const core::Job& job);
 
-// Whether the job has a valid pod that is still Pending in the session.
-bool HasPendingTask(const framework::Session& session, const core::Job& job);
+// Pods a victim solver evicted in the statement it is trying (KAI's virtual Releasing status,
+// PodInfo.ShouldAllocate with isRealAllocation false): while it places the preemptor and the
+// victims again, they count as pending for their own job. Null: none.
+using VirtuallyPending = std::set<Index>;
 
-// Pending pods (valid, status Pending) of the subgroup, in task order.
-std::vector<Index> PendingTasks(const framework::Session& session, const core::SubGroup& sub_group);
+// Whether the job has a valid pod that is still Pending in the session (or virtually pending).
+bool HasPendingTask(const framework::Session& session, const core::Job& job,
+                    const VirtuallyPending* virtual_pending = nullptr);
+
+// Pending pods (valid, status Pending, or Releasing and virtually pending) of the subgroup, in
+// task order.
+std::vector<Index> PendingTasks(const framework::Session& session, const core::SubGroup& sub_group,
+                                const VirtuallyPending* virtual_pending = nullptr);
 
 struct TasksToAllocate {
   std::vector<Index> pods;  // in placement order
@@ -37,7 +46,8 @@ struct TasksToAllocate {
   std::string shortfall;    // when a subgroup lacks pending pods to reach its minimum
 };
 
-TasksToAllocate SelectTasks(const framework::Session& session, const core::Job& job);
+TasksToAllocate SelectTasks(const framework::Session& session, const core::Job& job,
+                            const VirtuallyPending* virtual_pending = nullptr);
 
 // The job's request for queue ordering and capacity checks: the sum over `pods`.
 core::ShareVector RequestOf(const framework::Session& session, const std::vector<Index>& pods);

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <utility>
 
+#include "actions/job_queue.h"
 #include "actions/job_tasks.h"
 #include "actions/victim_order.h"
 #include "actions/victim_room.h"
+#include "fairshare/capacity.h"
 
 namespace quotient::actions {
 namespace {
@@ -19,29 +22,117 @@ using solver::NeedsGpuDevices;
 using solver::NodeRoom;
 using solver::Room;
 
-// Moves cost a placement per victim pod: scenarios with more victim units are tried without.
-constexpr size_t kMaxUnitsForMoves = 16;
+// With more victim units than this, a try of reclaim or preempt does not place the victims again
+// (KAI does, within its search budgets): they all stay evicted. Placing them again costs a
+// placement per victim pod, and tries are repeated as victims are added; with hundreds of victims
+// a cycle would take minutes. Consolidation, which needs every victim moved, always places them
+// again (it takes at most max_consolidation_preemptees jobs). Beyond this count a list the
+// action's rule refuses is refused whatever the try, so it is not tried.
+constexpr size_t kMaxUnitsPlacedAgain = 16;
 
 class Attempt {
  public:
-  Attempt(framework::Session& session, Placer& placer, const SolverSpec& spec)
-      : session_(session), placer_(placer), spec_(spec) {}
+  Attempt(framework::Session& session, Placer& placer, const SolverSpec& spec,
+          const std::vector<Index>* feasible = nullptr)
+      : session_(session), placer_(placer), spec_(spec), feasible_(feasible) {}
 
-  // Tries `victims`; on success `statement` holds the scenario (uncommitted) and `scenario`
-  // describes it. `with_reasons` writes the final eviction messages.
+  // Tries `victims` as KAI's solver does (pkg/scheduler/actions/common/action.go,
+  // TryToVirtuallyAllocatePreemptorAndGetVictims): evicts them all, then places the preemptor
+  // and the victim jobs again, pipelined, in allocate's job order; a victim job that goes first
+  // can take its room back and leave none for the preemptor. A victim pod placed back on its own
+  // node is unevicted (it keeps running: no victim), one placed elsewhere is moved, one that
+  // fits nowhere stays evicted. On success `statement` holds the scenario (uncommitted) and
+  // `scenario` describes it. `with_reasons` writes the final eviction messages.
   bool Run(const std::vector<const VictimUnit*>& victims, framework::Statement& statement,
-           Scenario& scenario, const std::set<Index>& moved_hint, bool with_reasons,
-           bool try_moves = true) {
+           Scenario& scenario, const std::set<Index>& moved_hint, bool with_reasons) {
     scenario.victims = victims;
     scenario.moved_pods.clear();
+    scenario.kept_pods.clear();
+    placed_ = false;
+    VirtuallyPending evicted;
+    std::vector<Index> victim_jobs;
+    std::map<Index, framework::PodState> home;  // victim pod -> where it was
     for (const VictimUnit* unit : victims) {
+      if (std::find(victim_jobs.begin(), victim_jobs.end(), unit->job) == victim_jobs.end()) {
+        victim_jobs.push_back(unit->job);
+      }
       for (Index pod : unit->pods) {
         std::string reason;
         if (with_reasons) {
           reason = moved_hint.count(pod) ? spec_.move_reason(pod) : spec_.eviction_reason(pod);
         }
+        home[pod] = session_.state().pod(pod);
         statement.Evict(pod, std::move(reason));
+        evicted.insert(pod);
       }
+    }
+    std::vector<Index> nodes;  // KAI's feasible nodes plus the victims' nodes
+    if (feasible_ != nullptr) {
+      nodes = *feasible_;
+      for (const auto& [pod, was] : home) nodes.push_back(was.node);
+      std::sort(nodes.begin(), nodes.end());
+      nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    }
+    if (!spec_.all_victims_must_move && victims.size() > kMaxUnitsPlacedAgain) {
+      if (!PlacePreemptor(statement)) return false;
+      placed_ = true;
+      return !spec_.validate || spec_.validate(scenario);
+    }
+    std::vector<Index> jobs = victim_jobs;
+    jobs.push_back(spec_.preemptor);
+    JobQueue order(session_, jobs, &evicted);
+    while (std::optional<Index> job = order.Pop(session_)) {
+      if (*job == spec_.preemptor) {
+        if (!PlacePreemptor(statement)) return false;
+        placed_ = true;
+      } else if (std::find(victim_jobs.begin(), victim_jobs.end(), *job) != victim_jobs.end()) {
+        PlaceVictimJob(statement, *job, evicted, home, feasible_ ? &nodes : nullptr);
+      }
+    }
+    if (!placed_) return false;
+    for (const VictimUnit* unit : victims) {
+      bool any_evicted = false;
+      for (Index pod : unit->pods) {
+        const framework::PodState& now = session_.state().pod(pod);
+        if (now.status == core::PodStatus::kReleasing) {
+          any_evicted = true;
+        } else if (now.node == home[pod].node && now.status == home[pod].status) {
+          scenario.kept_pods.insert(pod);
+        } else {
+          scenario.moved_pods.insert(pod);
+        }
+      }
+      if (any_evicted && spec_.all_victims_must_move) {
+        unmovable_ = unit;
+        placed_ = false;
+        return false;
+      }
+    }
+    return !spec_.validate || spec_.validate(scenario);
+  }
+
+  // Whether the scenario works (the statement is discarded on scope exit).
+  bool Works(const std::vector<const VictimUnit*>& victims, Scenario& scenario) {
+    framework::Statement statement(session_, spec_.action);
+    return Run(victims, statement, scenario, {}, false);
+  }
+
+  // Whether the last failed try placed the preemptor and was refused by the action's rule. The
+  // rule judges victims in order, so a longer list with the same start is refused too.
+  bool RuleRefused() const { return placed_; }
+
+  // The unit that could not be moved in the last failed run (all_victims_must_move), if any.
+  const VictimUnit* TakeUnmovable() { return std::exchange(unmovable_, nullptr); }
+
+ private:
+  // The preemptor's pods, all or none (KAI's AllocateJob with isPipelineOnly): a preemptor that
+  // needed victims waits for them, pipelined, never bound this cycle.
+  bool PlacePreemptor(framework::Statement& statement) {
+    const core::Job& job = session_.job(spec_.preemptor);
+    if (!fairshare::CheckJobOverQueueCapacity(session_.shares(), job.queue,
+                                              RequestOf(session_, spec_.tasks), job.preemptible)
+             .fits) {
+      return false;
     }
     const size_t preemptor_start = statement.Checkpoint();
     // Only nodes with GPU room for the smallest GPU pod can take any of the preemptor's GPU pods.
@@ -53,63 +144,59 @@ class Attempt {
       if (NeedsGpuDevices(session_.pod(task))) options.only_nodes = &roomy;
       if (!placer_.Place(statement, task, errors, options)) return false;
     }
-    // A preemptor that needed victims waits for them: pipelined, never bound this cycle.
     statement.ConvertAllocatedToPipelined(preemptor_start);
-    for (const VictimUnit* unit : victims) {
-      if (!try_moves) break;
-      const size_t cp = statement.Checkpoint();
-      bool all = true;
-      for (Index pod : unit->pods) {
-        FitErrors errors;
-        Placer::Options options;
-        options.explain = false;
-        options.pipeline_only = true;
-        options.exclude_node = session_.state().pod(pod).node;
-        if (!placer_.Place(statement, pod, errors, options)) {
-          all = false;
-          break;
-        }
-      }
-      if (all) {
-        scenario.moved_pods.insert(unit->pods.begin(), unit->pods.end());
-      } else {
+    return true;
+  }
+
+  // A victim job asks for its evicted pods back as allocate would place them (KAI's
+  // GetTasksToAllocate with isRealAllocation false: a gang its minimum, an elastic job one pod),
+  // pipelined, all or none; those it does not get back stay evicted.
+  void PlaceVictimJob(framework::Statement& statement, Index job_index,
+                      const VirtuallyPending& evicted,
+                      const std::map<Index, framework::PodState>& home,
+                      const std::vector<Index>* nodes) {
+    const core::Job& job = session_.job(job_index);
+    const TasksToAllocate tasks = SelectTasks(session_, job, &evicted);
+    if (tasks.pods.empty()) return;
+    if (!fairshare::CheckJobOverQueueCapacity(session_.shares(), job.queue,
+                                              RequestOf(session_, tasks.pods), job.preemptible)
+             .fits) {
+      return;
+    }
+    const size_t cp = statement.Checkpoint();
+    for (Index pod : tasks.pods) {
+      auto it = home.find(pod);
+      if (!PlaceVictimPod(statement, pod, it == home.end() ? nullptr : &it->second, nodes)) {
         statement.Rollback(cp);
-        if (spec_.all_victims_must_move) {
-          unmovable_ = unit;
-          return false;
-        }
+        return;
       }
     }
-    placed_ = true;
-    return !spec_.validate || spec_.validate(scenario);
   }
 
-  // Whether the scenario works (the statement is discarded on scope exit). Searching without
-  // moves is enough where moves are optional: a scenario valid with every victim evicted stays
-  // valid when some of them are moved instead (they then cost their queue less).
-  bool Works(const std::vector<const VictimUnit*>& victims, Scenario& scenario, bool try_moves) {
-    placed_ = false;
-    framework::Statement statement(session_, spec_.action);
-    return Run(victims, statement, scenario, {}, false, try_moves);
+  // Places one pod of a victim job, pipelined, as KAI's Statement.Pipeline does
+  // (pkg/scheduler/framework/statement.go): on another node it is moved; back on its own node
+  // it is unevicted (it keeps running on its own devices), except that a shared-GPU pod placed
+  // on another of the node's GPUs is moved there. A pod whose own devices no longer have room
+  // (KAI counts whole GPUs per node, not per device) keeps the devices it was placed on.
+  bool PlaceVictimPod(framework::Statement& statement, Index pod, const framework::PodState* home,
+                      const std::vector<Index>* nodes) {
+    FitErrors errors;
+    Placer::Options options;
+    options.explain = false;
+    options.pipeline_only = true;
+    options.only_nodes = nodes;
+    const size_t cp = statement.Checkpoint();
+    if (!placer_.Place(statement, pod, errors, options)) return false;
+    const framework::PodState& now = session_.state().pod(pod);
+    if (home == nullptr || now.node != home->node) return true;
+    if (session_.pod(pod).gpu.is_shared() && now.devices != home->devices) return true;
+    statement.Rollback(cp);
+    if (statement.Unevict(pod)) return true;
+    const std::vector<Index> same_node = {home->node};
+    options.only_nodes = &same_node;
+    return placer_.Place(statement, pod, errors, options);
   }
-  // Searches without moves first (cheap); when the preemptor fits but the rule rejects the
-  // scenario, tries again with moves, since a moved victim costs its queue nothing and can make
-  // the scenario fair.
-  bool Works(const std::vector<const VictimUnit*>& victims, Scenario& scenario) {
-    if (Works(victims, scenario, spec_.all_victims_must_move)) return true;
-    if (spec_.all_victims_must_move || !placed_ || !spec_.validate) return false;
-    if (victims.size() > kMaxUnitsForMoves) return false;
-    return Works(victims, scenario, true);
-  }
 
-  // Whether the last failed try placed the preemptor and was refused by the action's rule. The
-  // rule judges victims in order, so a longer list with the same start is refused too.
-  bool RuleRefused() const { return placed_; }
-
-  // The unit that could not be moved in the last failed run (all_victims_must_move), if any.
-  const VictimUnit* TakeUnmovable() { return std::exchange(unmovable_, nullptr); }
-
- private:
   // In node order, as the placer's reference search reads them; from the state's nodes ordered
   // by room, so the cost is the nodes listed, not the cluster.
   std::vector<Index> NodesWithGpuRoom() const {
@@ -134,6 +221,7 @@ class Attempt {
   framework::Session& session_;
   Placer& placer_;
   const SolverSpec& spec_;
+  const std::vector<Index>* feasible_;
 };
 
 // Where a working scenario put the preemptor, and the GPU room each node still has after it
@@ -143,31 +231,26 @@ struct Footprint {
   std::vector<int64_t> leftover_gpu_milli;  // by node
 };
 
-Footprint FootprintOf(framework::Session& session, Placer& placer, const SolverSpec& spec,
+Footprint FootprintOf(framework::Session& session, Attempt& attempt, const SolverSpec& spec,
                       const std::vector<const VictimUnit*>& victims) {
   Footprint f;
-  Attempt attempt(session, placer, spec);
-  for (const bool moves : {spec.all_victims_must_move, true}) {
-    framework::Statement statement(session, spec.action);
-    Scenario scenario;
-    if (!attempt.Run(victims, statement, scenario, {}, false, moves)) continue;
-    for (Index task : spec.tasks) f.preemptor_nodes.insert(session.state().pod(task).node);
-    f.leftover_gpu_milli.resize(session.state().node_count());
-    for (size_t n = 0; n < f.leftover_gpu_milli.size(); ++n) {
-      f.leftover_gpu_milli[n] = session.state().gpu_room_milli(static_cast<Index>(n));
-    }
-    break;
+  framework::Statement statement(session, spec.action);
+  Scenario scenario;
+  if (!attempt.Run(victims, statement, scenario, {}, false)) return f;
+  for (Index task : spec.tasks) f.preemptor_nodes.insert(session.state().pod(task).node);
+  f.leftover_gpu_milli.resize(session.state().node_count());
+  for (size_t n = 0; n < f.leftover_gpu_milli.size(); ++n) {
+    f.leftover_gpu_milli[n] = session.state().gpu_room_milli(static_cast<Index>(n));
   }
   return f;
 }
 
-std::vector<const VictimUnit*> Prune(framework::Session& session, Placer& placer,
+std::vector<const VictimUnit*> Prune(framework::Session& session, Attempt& attempt,
                                      const SolverSpec& spec,
                                      std::vector<const VictimUnit*> victims) {
-  Attempt attempt(session, placer, spec);
   Scenario scratch;
   // 1. Drop, all at once, units with no pod on a node the preemptor uses.
-  Footprint footprint = FootprintOf(session, placer, spec, victims);
+  Footprint footprint = FootprintOf(session, attempt, spec, victims);
   std::vector<const VictimUnit*> on_used;
   for (const VictimUnit* unit : victims) {
     const bool helps = std::any_of(unit->pods.begin(), unit->pods.end(), [&](Index pod) {
@@ -177,7 +260,7 @@ std::vector<const VictimUnit*> Prune(framework::Session& session, Placer& placer
   }
   if (!on_used.empty() && on_used.size() < victims.size() && attempt.Works(on_used, scratch)) {
     victims = std::move(on_used);
-    footprint = FootprintOf(session, placer, spec, victims);
+    footprint = FootprintOf(session, attempt, spec, victims);
   }
   // 2. Drop units one by one, the last added first, while the scenario still works. Only units
   // whose GPUs the scenario leaves unused on their node are worth a try (cheap to know, and it
@@ -198,7 +281,7 @@ std::vector<const VictimUnit*> Prune(framework::Session& session, Placer& placer
     fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(k));
     if (attempt.Works(fewer, scratch)) {
       victims = std::move(fewer);
-      footprint = FootprintOf(session, placer, spec, victims);
+      footprint = FootprintOf(session, attempt, spec, victims);
     }
   }
   return victims;
@@ -278,7 +361,22 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
   }
   NodeRoom rooms(session, spec.tasks);
   Room freed;
-  Attempt attempt(session, placer, spec);
+  // KAI's feasible nodes for a job all of whose pods need GPU devices
+  // (pkg/scheduler/actions/common/feasible_nodes.go, FeasibleNodesForJob): the nodes with free or
+  // releasing GPU room before any eviction; a try adds its victims' nodes. Victims moved in a
+  // try go only there.
+  std::optional<std::vector<Index>> feasible;
+  const core::Job& preemptor = session.job(spec.preemptor);
+  if (std::all_of(preemptor.pods.begin(), preemptor.pods.end(),
+                  [&](Index p) { return NeedsGpuDevices(session.pod(p)); })) {
+    feasible.emplace();
+    for (size_t n = 0; n < session.state().node_count(); ++n) {
+      if (session.state().gpu_room_milli(static_cast<Index>(n)) > 0) {
+        feasible->push_back(static_cast<Index>(n));
+      }
+    }
+  }
+  Attempt attempt(session, placer, spec, feasible ? &*feasible : nullptr);
   std::vector<const VictimUnit*> victims;
   int64_t slots_at_last_failure = -1;
   // PodDisruptionBudgets: victims chosen so far, per budget. A unit that would take a budget
@@ -295,6 +393,26 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
     for (Index pod : unit.pods) {
       for (Index b : session.pod(pod).budgets) budget_taken[b] += sign;
     }
+  };
+  // Prunes a working scenario, tries it once more for its messages and commits it.
+  const auto commit = [&](std::vector<const VictimUnit*> chosen) {
+    chosen = KeepJobsWhole(candidates, Prune(session, attempt, spec, chosen));
+    Scenario final_scenario;
+    {
+      Scenario probe;
+      attempt.Works(chosen, probe);  // which pods move, for their messages
+      framework::Statement statement(session, spec.action);
+      if (!attempt.Run(chosen, statement, final_scenario, probe.moved_pods, true)) return false;
+      statement.Commit();
+    }
+    for (const VictimUnit* unit : chosen) {
+      std::vector<Index> gone;  // pods unevicted keep running and spend no budget
+      for (Index pod : unit->pods) {
+        if (!final_scenario.kept_pods.count(pod)) gone.push_back(pod);
+      }
+      session.SpendDisruptions(gone);
+    }
+    return true;
   };
   while (const VictimUnit* candidate = next()) {
     const VictimUnit& unit = *candidate;
@@ -321,9 +439,9 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
     }
     prepare();  // a scenario is about to be judged
     // The action's rule judges victims in order, so when it refuses these victims (too many to
-    // try moves for) it refuses every longer list too: no scenario is left to find, and the
+    // be placed again) it refuses every longer list too: no scenario is left to find, and the
     // costly try (evict them all, place the preemptor) can be skipped.
-    if (spec.validate && !spec.all_victims_must_move && victims.size() > kMaxUnitsForMoves &&
+    if (spec.validate && !spec.all_victims_must_move && victims.size() > kMaxUnitsPlacedAgain &&
         shortcuts) {
       Scenario unmoved;
       unmoved.victims = victims;
@@ -345,17 +463,7 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
       }
       continue;
     }
-    victims = KeepJobsWhole(candidates, Prune(session, placer, spec, victims));
-    Scenario final_scenario;
-    {
-      Scenario probe;
-      attempt.Works(victims, probe, true);  // which pods move, for their messages
-      framework::Statement statement(session, spec.action);
-      if (!attempt.Run(victims, statement, final_scenario, probe.moved_pods, true)) return false;
-      statement.Commit();
-    }
-    for (const VictimUnit* chosen : victims) session.SpendDisruptions(chosen->pods);
-    return true;
+    return commit(victims);
   }
   return false;
 }

@@ -3,10 +3,13 @@
 // Candidates come as units, in the order an action wants them tried (a whole job, or a single pod
 // of an elastic job above its minimum). The solver adds units one at a time; once the freed
 // resources could cover the preemptor (a cheap cluster-wide check), it tries the scenario in a
-// statement: evict the units, place the preemptor's pods (pipelined: they wait for the victims to
-// go), then try to move each victim unit elsewhere (pipelined onto other nodes: migrated, not
-// killed), then validate with the action's rule. The first scenario that works is then pruned,
-// so no victim is evicted that the preemptor does not need:
+// statement as KAI's solver does (pkg/scheduler/actions/common/action.go,
+// TryToVirtuallyAllocatePreemptorAndGetVictims): evict the units, then place the preemptor and
+// every victim job again, pipelined, in allocate's job order. A victim placed back on its own
+// node is unevicted (no victim after all), one placed elsewhere is moved, one that fits nowhere
+// stays evicted; a victim job going first can take back the room the preemptor needed. Then the
+// action's rule validates the scenario. The first scenario that works is then pruned, so no
+// victim is evicted that the preemptor does not need:
 //   1. units none of whose pods sit on a node the preemptor was placed on are dropped (their
 //      eviction helped nobody), if the scenario still works without them;
 //   2. then each remaining unit, last added first, is dropped if the scenario still works.
@@ -35,6 +38,7 @@ struct VictimUnit {
 struct Scenario {
   std::vector<const VictimUnit*> victims;
   std::set<core::Index> moved_pods;  // victim pods placed again on another node
+  std::set<core::Index> kept_pods;   // victim pods placed back where they were: not evicted
 };
 
 struct SolverSpec {

@@ -1,6 +1,7 @@
 #include "framework/statement.h"
 
 #include <algorithm>
+#include <set>
 
 #include "framework/session.h"
 
@@ -34,8 +35,11 @@ core::ResourceVector Take(core::ResourceVector& idle, core::ResourceVector& rele
   return from_releasing;
 }
 
+// Removes the last entry of `pod` (operations are undone last first; a pod evicted and placed
+// again on its own node is listed twice until then).
 void RemovePod(std::vector<Index>& pods, Index pod) {
-  pods.erase(std::remove(pods.begin(), pods.end(), pod), pods.end());
+  auto it = std::find(pods.rbegin(), pods.rend(), pod);
+  if (it != pods.rend()) pods.erase(std::next(it).base());
 }
 
 }  // namespace
@@ -67,6 +71,42 @@ void Statement::Evict(Index pod, std::string reason) {
   where.devices = s.devices;
   ops_.push_back(Op{Kind::kEvict, pod, where, {}, {}, {}, {}, std::move(reason)});
   Apply(ops_.back());
+}
+
+const Statement::Op* Statement::EvictionOf(Index pod, size_t end) const {
+  for (size_t i = end; i-- > 0;) {
+    if (ops_[i].pod != pod) continue;
+    return ops_[i].kind == Kind::kEvict ? &ops_[i] : nullptr;
+  }
+  return nullptr;
+}
+
+bool Statement::CanUnevict(Index pod) const {
+  const Op* evict = EvictionOf(pod, ops_.size());
+  const PodState& s = session_.state().pod(pod);
+  if (evict == nullptr || s.status != core::PodStatus::kReleasing ||
+      s.node != evict->placement.node)
+    return false;
+  const NodeState& node = session_.state().node(s.node);
+  for (int32_t index : evict->before.devices) {
+    const DeviceState& d = node.devices[static_cast<size_t>(index)];
+    if (d.free_milli() + d.releasing_milli < evict->before.portion_milli) return false;
+  }
+  const core::ResourceVector request = NonGpu(session_.pod(pod).request);
+  core::ResourceVector room = node.idle;
+  room += node.releasing;
+  return request.FitsIn(room);
+}
+
+bool Statement::Unevict(Index pod) {
+  if (!CanUnevict(pod)) return false;
+  const Op* evict = EvictionOf(pod, ops_.size());
+  Placement where;
+  where.node = evict->placement.node;
+  where.devices = evict->before.devices;
+  ops_.push_back(Op{Kind::kUnevict, pod, where, {}, {}, {}, {}, ""});
+  Apply(ops_.back());
+  return true;
 }
 
 void Statement::PlaceOnDevices(Op& op, bool pipelined) {
@@ -147,6 +187,27 @@ void Statement::Apply(Op& op) {
       pod.status = core::PodStatus::kReleasing;
       break;
     }
+    case Kind::kUnevict: {
+      // The eviction this undoes: the last operation on the pod before this one.
+      const Op* evict = EvictionOf(op.pod, static_cast<size_t>(&op - ops_.data()));
+      NodeState& node = state.node(pod.node);
+      // Its own resources come back from the releasing pool; what others claimed there since
+      // comes from idle (CanUnevict checked the room).
+      op.from_releasing = Take(node.releasing, node.idle, request);
+      for (int32_t index : pod.devices) {
+        DeviceState& d = node.devices[static_cast<size_t>(index)];
+        op.devices_before.push_back(d);
+        const Quantity back = core::Min(pod.portion_milli, d.releasing_milli);
+        d.releasing_milli -= back;
+        d.used_milli += pod.portion_milli;
+      }
+      pod = evict->before;
+      if (core::IsAllocatedStatus(pod.status) && job.queue != kNone) {
+        const core::ShareVector on_node = session_.QuotaOf(op.pod, pod.node);
+        session_.shares().AddAllocated(job.queue, on_node, job.preemptible);
+      }
+      break;
+    }
   }
   state.NodeChanged(pod.node);
 }
@@ -157,7 +218,8 @@ void Statement::Undo(const Op& op) {
   const core::Pod& p = session_.pod(op.pod);
   const core::Job& job = session_.job(p.job);
   const core::ResourceVector request = NonGpu(p.request);
-  const Index node_index = op.kind == Kind::kEvict ? pod.node : op.placement.node;
+  const Index node_index =
+      op.kind == Kind::kEvict || op.kind == Kind::kUnevict ? pod.node : op.placement.node;
   NodeState& node = state.node(node_index);
   switch (op.kind) {
     case Kind::kAllocate:
@@ -178,9 +240,20 @@ void Statement::Undo(const Op& op) {
         session_.shares().AddAllocated(job.queue, on_node, job.preemptible);
       }
       break;
+    case Kind::kUnevict:
+      // `pod` is as the unevict left it (the pre-eviction state); op.before is Releasing.
+      if (core::IsAllocatedStatus(pod.status) && job.queue != kNone) {
+        const core::ShareVector on_node = session_.QuotaOf(op.pod, pod.node);
+        session_.shares().RemoveAllocated(job.queue, on_node, job.preemptible);
+      }
+      node.releasing += request;
+      node.releasing -= op.from_releasing;
+      node.idle += op.from_releasing;
+      break;
   }
-  const std::vector<int32_t>& devices =
-      op.kind == Kind::kEvict ? op.before.devices : op.placement.devices;
+  const std::vector<int32_t>& devices = op.kind == Kind::kEvict || op.kind == Kind::kUnevict
+                                            ? op.before.devices
+                                            : op.placement.devices;
   for (size_t k = 0; k < devices.size() && k < op.devices_before.size(); ++k) {
     node.devices[static_cast<size_t>(devices[k])] = op.devices_before[k];
   }
@@ -226,7 +299,13 @@ bool Statement::HasPipelinedSince(size_t checkpoint) const {
 
 void Statement::Commit() {
   committed_ = true;
+  // A pod evicted and then unevicted keeps running: neither operation is a decision.
+  std::set<Index> kept;
   for (const Op& op : ops_) {
+    if (op.kind == Kind::kUnevict) kept.insert(op.pod);
+  }
+  for (const Op& op : ops_) {
+    if ((op.kind == Kind::kEvict || op.kind == Kind::kUnevict) && kept.count(op.pod)) continue;
     Decision d;
     d.action = action_;
     d.pod = session_.pod(op.pod).key;
@@ -244,6 +323,8 @@ void Statement::Commit() {
         d.kind = DecisionKind::kEvict;
         d.reason = op.reason;
         break;
+      case Kind::kUnevict:
+        continue;  // skipped above
     }
     session_.Record(std::move(d));
   }

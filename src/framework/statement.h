@@ -7,6 +7,9 @@
 //             grows as for Allocate (KAI's Statement.Pipeline fires the same allocate event).
 //   Evict     the pod starts releasing: its resources move to the node's releasing pool and its
 //             queue's allocation shrinks.
+//   Unevict   a pod this statement evicted keeps running where it was after all (KAI's
+//             Statement.Pipeline onto the pod's own node, which unevicts): its resources and its
+//             queue's allocation come back; Commit records neither the eviction nor this.
 // Checkpoint() marks a point; Rollback(cp) undoes everything after it in reverse; Discard()
 // undoes everything; Commit() turns the surviving operations, in order, into the session's
 // decisions. A Statement that is destroyed without Commit() discards itself, so an action that
@@ -33,6 +36,12 @@ class Statement {
   void Allocate(Index pod, const Placement& placement);
   void Pipeline(Index pod, const Placement& placement);
   void Evict(Index pod, std::string reason);
+  // Undoes this statement's eviction of `pod` as a new operation (later ones stay). False,
+  // changing nothing, when the statement did not evict it or its devices no longer have room.
+  bool Unevict(Index pod);
+  // Whether `pod`'s own devices (the ones this statement's eviction freed) still have room for
+  // it: nothing placed since took the share it gave back.
+  bool CanUnevict(Index pod) const;
 
   size_t Checkpoint() const { return ops_.size(); }
   void Rollback(size_t checkpoint);
@@ -47,13 +56,14 @@ class Statement {
   bool HasPipelinedSince(size_t checkpoint) const;
 
  private:
-  enum class Kind { kAllocate, kPipeline, kEvict };
+  enum class Kind { kAllocate, kPipeline, kEvict, kUnevict };
   struct Op {
     Kind kind;
     Index pod;
     Placement placement;
     PodState before;
-    core::ResourceVector from_releasing;      // kPipeline: part taken from the releasing pool
+    core::ResourceVector from_releasing;      // kPipeline: part taken from the releasing pool;
+                                              // kUnevict: the part taken from idle
     std::vector<Quantity> device_releasing;   // kPipeline: per device, taken from releasing
     std::vector<DeviceState> devices_before;  // the placement's devices before the op
     std::string reason;                       // kEvict
@@ -63,6 +73,8 @@ class Statement {
   void Apply(Op& op);
   void Undo(const Op& op);
   void PlaceOnDevices(Op& op, bool pipelined);
+  // The eviction of `pod` that is the last operation on it among ops_[0, end), or null.
+  const Op* EvictionOf(Index pod, size_t end) const;
 
   Session& session_;
   std::string action_;

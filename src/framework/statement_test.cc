@@ -111,6 +111,50 @@ TEST_F(StatementTest, EvictMovesResourcesToReleasingAndShrinksTheQueue) {
   EXPECT_EQ(session_->state().pod(Pod("ns/staying")).status, core::PodStatus::kRunning);
 }
 
+// A pod the statement evicted and then placed back where it was keeps running: its resources
+// and its queue's allocation come back, and Commit records neither operation (KAI's
+// Statement.Pipeline onto the pod's own node unevicts it).
+TEST_F(StatementTest, UnevictGivesThePodItsPlaceBackAndCommitsNothingForIt) {
+  const Index staying = Pod("ns/staying");
+  Statement s(*session_, "reclaim");
+  EXPECT_FALSE(s.Unevict(staying));  // not evicted by this statement
+  s.Evict(staying, "fair share");
+  s.Allocate(Pod("ns/a"), Whole({3}));  // takes 4 idle cores and the free device
+  ASSERT_TRUE(s.CanUnevict(staying));
+  const size_t cp = s.Checkpoint();
+  ASSERT_TRUE(s.Unevict(staying));
+  EXPECT_EQ(session_->state().pod(staying).status, core::PodStatus::kRunning);
+  EXPECT_EQ(session_->state().pod(staying).devices, std::vector<int32_t>{2});
+  EXPECT_EQ(Node().devices[2].used_milli, Quantity(1000));
+  EXPECT_EQ(Node().devices[2].releasing_milli, Quantity(0));
+  // Its 4 cores leave the releasing pool (going's 4 stay there); idle is what a left.
+  EXPECT_EQ(Node().releasing.cpu_milli, Quantity(4000));
+  EXPECT_EQ(Node().idle.cpu_milli, Quantity(4000));
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(2000));  // staying again, and a
+  EXPECT_FALSE(s.Unevict(staying));                // once only
+  s.Rollback(cp);
+  EXPECT_EQ(session_->state().pod(staying).status, core::PodStatus::kReleasing);
+  EXPECT_EQ(Node().releasing.cpu_milli, Quantity(8000));
+  EXPECT_EQ(Node().devices[2].releasing_milli, Quantity(1000));
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(1000));
+  ASSERT_TRUE(s.Unevict(staying));
+  s.Commit();
+  ASSERT_EQ(session_->decisions().size(), 1u);
+  EXPECT_EQ(session_->decisions()[0].kind, DecisionKind::kBind);
+  EXPECT_EQ(session_->decisions()[0].pod, "ns/a");
+}
+
+// Once another pod took the device an evicted pod gave back, the pod cannot have it back.
+TEST_F(StatementTest, NoUnevictOntoADeviceSomeoneElseTook) {
+  const Index staying = Pod("ns/staying");
+  Statement s(*session_, "reclaim");
+  s.Evict(staying, "fair share");
+  s.Pipeline(Pod("ns/b"), Whole({2, 3}));  // device 2 from releasing, 3 free
+  EXPECT_FALSE(s.CanUnevict(staying));
+  EXPECT_FALSE(s.Unevict(staying));
+  EXPECT_EQ(session_->state().pod(staying).status, core::PodStatus::kReleasing);
+}
+
 TEST_F(StatementTest, ConvertingAllocationsToPipelinesKeepsThePlaces) {
   Statement s(*session_, "allocate");
   s.Allocate(Pod("ns/a"), Whole({3}));

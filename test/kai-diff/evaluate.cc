@@ -66,7 +66,8 @@ CaseResult Evaluator::Judge(const Case* c, const RunAnswer& quotient,
                                                        : Status::kDiverge;
   }
   if (r.status == Status::kDiverge && c != nullptr) {
-    if (std::optional<std::string> id = known_.Recognise(*c, r.verdict.first)) {
+    const Reports reports{mine ? &*mine : nullptr, &kai_outcomes.front()};
+    if (std::optional<std::string> id = known_.Recognise(*c, r.verdict.first, reports)) {
       r.status = Status::kKnown;
       r.known_id = *id;
     }

@@ -20,11 +20,44 @@ bool AnyOrContains(const std::vector<std::string>& allowed, const std::string& v
   return allowed.empty() || std::find(allowed.begin(), allowed.end(), value) != allowed.end();
 }
 
+// docs/kai-differences.md, "Pods placed earlier in the same cycle are never victims": the first
+// difference is an eviction set in which KAI evicted, and Quotient did not, a pod that an earlier
+// action of the same cycle had bound or pipelined (in KAI's report).
+bool EvictsAPodPlacedThisCycle(const Case& c, const Difference& d, const Reports& reports) {
+  if (d.cls != "eviction-set" || reports.kai == nullptr || reports.quotient == nullptr) {
+    return false;
+  }
+  const auto cycle = static_cast<size_t>(d.cycle);
+  if (d.cycle < 0 || cycle >= reports.kai->cycles.size()) return false;
+  const std::vector<std::string>& actions = c.run.actions;
+  const auto position = std::find(actions.begin(), actions.end(), d.action);
+  if (position == actions.end()) return false;
+  const std::set<std::string> earlier(actions.begin(), position);
+  std::set<std::string> placed;
+  for (const Decision& x : reports.kai->cycles[cycle].decisions) {
+    if (x.kind != "evict" && earlier.count(x.action)) placed.insert(x.pod);
+  }
+  std::set<std::string> ours;
+  if (cycle < reports.quotient->cycles.size()) {
+    for (const Decision& x : reports.quotient->cycles[cycle].decisions) {
+      if (x.kind == "evict" && x.action == d.action) ours.insert(x.pod);
+    }
+  }
+  for (const Decision& x : reports.kai->cycles[cycle].decisions) {
+    if (x.kind == "evict" && x.action == d.action && placed.count(x.pod) && !ours.count(x.pod)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 const std::map<std::string, KnownPredicate>& CodePredicates() {
-  // id -> predicate, for differences that classes and tags cannot pick out. None yet.
-  static const std::map<std::string, KnownPredicate> kPredicates;
+  // id -> predicate, for differences that classes and tags cannot pick out.
+  static const std::map<std::string, KnownPredicate> kPredicates = {
+      {"placed-this-cycle-no-victim", EvictsAPodPlacedThisCycle},
+  };
   return kPredicates;
 }
 
@@ -76,10 +109,11 @@ KnownDifferences KnownDifferences::Load(const std::filesystem::path& path) {
   return KnownDifferences(std::move(entries), predicates);
 }
 
-std::optional<std::string> KnownDifferences::Recognise(const Case& c, const Difference& d) const {
+std::optional<std::string> KnownDifferences::Recognise(const Case& c, const Difference& d,
+                                                       const Reports& reports) const {
   for (const KnownDifference& k : entries_) {
     auto predicate = predicates_.find(k.id);
-    if (predicate != predicates_.end() && predicate->second(c, d)) return k.id;
+    if (predicate != predicates_.end() && predicate->second(c, d, reports)) return k.id;
     if (!k.has_match) continue;
     if (!AnyOrContains(k.classes, d.cls) || !AnyOrContains(k.actions, d.action)) continue;
     if (std::all_of(k.tags.begin(), k.tags.end(),

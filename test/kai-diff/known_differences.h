@@ -17,6 +17,7 @@
 
 #include "case.h"
 #include "compare.h"
+#include "outcome.h"
 
 namespace quotient::kaidiff {
 
@@ -27,7 +28,14 @@ struct KnownDifference {
   std::vector<std::string> exclude_features;
 };
 
-using KnownPredicate = std::function<bool(const Case&, const Difference&)>;
+// What a predicate in code may read besides the case and its first difference: the two reports
+// (absent where the caller has none, as in a test of classes and tags).
+struct Reports {
+  const Outcome* quotient = nullptr;
+  const Outcome* kai = nullptr;  // KAI's first run, the one the first difference is taken from
+};
+
+using KnownPredicate = std::function<bool(const Case&, const Difference&, const Reports&)>;
 
 // Predicates in code, by the id of the entry they serve.
 const std::map<std::string, KnownPredicate>& CodePredicates();
@@ -43,7 +51,8 @@ class KnownDifferences {
   static KnownDifferences Load(const std::filesystem::path& path);
 
   // The id of the first entry that recognises this divergence.
-  std::optional<std::string> Recognise(const Case& c, const Difference& d) const;
+  std::optional<std::string> Recognise(const Case& c, const Difference& d,
+                                       const Reports& reports = {}) const;
   // Features the generator must leave out.
   std::set<std::string> ExcludedFeatures() const;
   const std::vector<KnownDifference>& entries() const { return entries_; }

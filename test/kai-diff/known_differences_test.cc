@@ -51,13 +51,45 @@ differences:
 TEST(KnownDifferencesTest, CodePredicateKeyedById) {
   KnownDifference entry{"odd-case", "odd cases", "docs/kai-differences.md#odd", {}, {}, {},
                         false,      {}};
-  KnownDifferences known(
-      {entry}, {{"odd-case", [](const Case& c, const Difference&) { return c.index % 2 == 1; }}});
+  KnownDifferences known({entry}, {{"odd-case", [](const Case& c, const Difference&,
+                                                   const Reports&) { return c.index % 2 == 1; }}});
   Case c;
   c.index = 3;
   EXPECT_EQ(known.Recognise(c, {"bind-set", "allocate", 0, ""}), "odd-case");
   c.index = 4;
   EXPECT_FALSE(known.Recognise(c, {"bind-set", "allocate", 0, ""}).has_value());
+}
+
+// The rule of docs/kai-differences.md, "Pods placed earlier in the same cycle are never victims":
+// KAI evicting in consolidation a pod its allocate bound the same cycle is that difference; an
+// eviction of a pod that was running when the cycle opened, or one Quotient made too, is not.
+TEST(KnownDifferencesTest, KaiEvictingAPodPlacedThisCycleIsTheDocumentedDifference) {
+  const KnownDifferences known = KnownDifferences::Load(KAI_DIFF_KNOWN_DIFFERENCES);
+  Case c;
+  c.run.actions = {"allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"};
+  Outcome kai, quotient;
+  kai.cycles.resize(1);
+  quotient.cycles.resize(1);
+  kai.cycles[0].decisions = {{"allocate", "bind", "ml/a", "n1"},
+                             {"consolidation", "evict", "ml/a", ""},
+                             {"consolidation", "pipeline", "ml/a", "n2"},
+                             {"consolidation", "evict", "ml/r", ""}};
+  quotient.cycles[0].decisions = {{"allocate", "bind", "ml/a", "n1"}};
+  const Difference d{"eviction-set", "consolidation", 0, ""};
+  EXPECT_EQ(known.Recognise(c, d, {&quotient, &kai}), "placed-this-cycle-no-victim");
+  // Without the reports the predicate cannot tell.
+  EXPECT_FALSE(known.Recognise(c, d).has_value());
+  // Quotient evicted the pod too: the difference lies elsewhere.
+  quotient.cycles[0].decisions.insert({"consolidation", "evict", "ml/a", ""});
+  EXPECT_FALSE(known.Recognise(c, d, {&quotient, &kai}).has_value());
+  // KAI evicted only a pod that was running when the cycle opened.
+  quotient.cycles[0].decisions = {{"allocate", "bind", "ml/a", "n1"}};
+  kai.cycles[0].decisions.erase({"consolidation", "evict", "ml/a", ""});
+  EXPECT_FALSE(known.Recognise(c, d, {&quotient, &kai}).has_value());
+  // A pod placed by a later action is not placed earlier.
+  kai.cycles[0].decisions = {{"preempt", "pipeline", "ml/b", "n1"},
+                             {"reclaim", "evict", "ml/b", ""}};
+  EXPECT_FALSE(known.Recognise(c, {"eviction-set", "reclaim", 0, ""}, {&quotient, &kai}));
 }
 
 TEST(KnownDifferencesTest, RefusesIncompleteEntries) {

@@ -99,7 +99,7 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
       for (Index pod : unit->pods) {
         // Moved victims keep running elsewhere: they cost their queue nothing, and a unit that
         // moves whole is not judged at all (KAI's getVictimResources gives it no vector).
-        if (!scenario.moved_pods.count(pod)) {
+        if (!scenario.moved_pods.count(pod) && !scenario.kept_pods.count(pod)) {
           bundle.resources += session.QuotaOf(pod, session.state().pod(pod).node);
           any_evicted = true;
         }
