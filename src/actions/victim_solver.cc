@@ -50,12 +50,8 @@ class Attempt {
     scenario.kept_pods.clear();
     placed_ = false;
     VirtuallyPending evicted;
-    std::vector<Index> victim_jobs;
     std::map<Index, framework::PodState> home;  // victim pod -> where it was
     for (const VictimUnit* unit : victims) {
-      if (std::find(victim_jobs.begin(), victim_jobs.end(), unit->job) == victim_jobs.end()) {
-        victim_jobs.push_back(unit->job);
-      }
       for (Index pod : unit->pods) {
         std::string reason;
         if (with_reasons) {
@@ -66,6 +62,13 @@ class Attempt {
         evicted.insert(pod);
       }
     }
+    if (!spec_.all_victims_must_move && victims.size() > kMaxUnitsPlacedAgain) {
+      if (!PlacePreemptor(statement)) return false;
+      placed_ = true;
+      return !spec_.validate || spec_.validate(scenario);
+    }
+    std::set<Index> victim_jobs;
+    for (const VictimUnit* unit : victims) victim_jobs.insert(unit->job);
     std::vector<Index> nodes;  // KAI's feasible nodes plus the victims' nodes
     if (feasible_ != nullptr) {
       nodes = *feasible_;
@@ -73,19 +76,14 @@ class Attempt {
       std::sort(nodes.begin(), nodes.end());
       nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
     }
-    if (!spec_.all_victims_must_move && victims.size() > kMaxUnitsPlacedAgain) {
-      if (!PlacePreemptor(statement)) return false;
-      placed_ = true;
-      return !spec_.validate || spec_.validate(scenario);
-    }
-    std::vector<Index> jobs = victim_jobs;
+    std::vector<Index> jobs(victim_jobs.begin(), victim_jobs.end());
     jobs.push_back(spec_.preemptor);
     JobQueue order(session_, jobs, &evicted);
     while (std::optional<Index> job = order.Pop(session_)) {
       if (*job == spec_.preemptor) {
         if (!PlacePreemptor(statement)) return false;
         placed_ = true;
-      } else if (std::find(victim_jobs.begin(), victim_jobs.end(), *job) != victim_jobs.end()) {
+      } else if (victim_jobs.count(*job)) {
         PlaceVictimJob(statement, *job, evicted, home, feasible_ ? &nodes : nullptr);
       }
     }
@@ -365,18 +363,12 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
   // (pkg/scheduler/actions/common/feasible_nodes.go, FeasibleNodesForJob): the nodes with free or
   // releasing GPU room before any eviction; a try adds its victims' nodes. Victims moved in a
   // try go only there.
-  std::optional<std::vector<Index>> feasible;
+  // Read when the first scenario is about to be tried (most searches end before).
+  std::vector<Index> feasible;
   const core::Job& preemptor = session.job(spec.preemptor);
-  if (std::all_of(preemptor.pods.begin(), preemptor.pods.end(),
-                  [&](Index p) { return NeedsGpuDevices(session.pod(p)); })) {
-    feasible.emplace();
-    for (size_t n = 0; n < session.state().node_count(); ++n) {
-      if (session.state().gpu_room_milli(static_cast<Index>(n)) > 0) {
-        feasible->push_back(static_cast<Index>(n));
-      }
-    }
-  }
-  Attempt attempt(session, placer, spec, feasible ? &*feasible : nullptr);
+  const bool all_gpu = std::all_of(preemptor.pods.begin(), preemptor.pods.end(),
+                                   [&](Index p) { return NeedsGpuDevices(session.pod(p)); });
+  Attempt attempt(session, placer, spec, all_gpu ? &feasible : nullptr);
   std::vector<const VictimUnit*> victims;
   int64_t slots_at_last_failure = -1;
   // PodDisruptionBudgets: victims chosen so far, per budget. A unit that would take a budget
@@ -386,8 +378,15 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
   std::set<Index> protected_jobs;
   bool prepared = false;
   const auto prepare = [&] {
-    if (!prepared && spec.before_first_try) spec.before_first_try();
+    if (prepared) return;
     prepared = true;
+    if (spec.before_first_try) spec.before_first_try();
+    if (!all_gpu) return;
+    for (size_t n = 0; n < session.state().node_count(); ++n) {
+      if (session.state().gpu_room_milli(static_cast<Index>(n)) > 0) {
+        feasible.push_back(static_cast<Index>(n));
+      }
+    }
   };
   const auto take_budget = [&](const VictimUnit& unit, int32_t sign) {
     for (Index pod : unit.pods) {

@@ -37,7 +37,8 @@ struct VictimUnit {
 
 struct Scenario {
   std::vector<const VictimUnit*> victims;
-  std::set<core::Index> moved_pods;  // victim pods placed again on another node
+  std::set<core::Index> moved_pods;  // victim pods placed again elsewhere (another node, or
+                                     // another GPU of their own node)
   std::set<core::Index> kept_pods;   // victim pods placed back where they were: not evicted
 };
 
