@@ -83,6 +83,25 @@ TEST_F(AllocateTest, AGangWithAPipelinedMemberIsWhollyPipelined) {
   EXPECT_EQ(Decisions(), (std::vector<std::string>{"pipeline ns/g-0 n2", "pipeline ns/g-1 n1"}));
 }
 
+TEST_F(AllocateTest, APipelinedPodWaitsForReleasingGpusAndLeavesFreeOnesToOthers) {
+  // n1: 4 GPUs: 2 held by a terminating pod, 1 by a running one, 1 free. n2: 2 free GPUs.
+  // Gang of 2 x 2 GPUs: pod 0 fits n2's idle GPUs, pod 1 only n1 once the terminating pod is
+  // gone -> both pipelined; pod 1 takes n1's 2 releasing GPUs, not the free one (KAI charges a
+  // Pipelined task to the node's releasing resources). The 1-GPU job after it then starts on
+  // n1's free GPU now; had the pipelined pod taken it, nothing would be left for it.
+  objects_.nodes = {MakeNode("n1").Gpus(4), MakeNode("n2").Gpus(2)};
+  objects_.queues = {MakeQueue("q").Gpu(-1, -1, 1)};
+  objects_.pods.push_back(MakePod("ns", "old").Queue("q").Gpus(2).RunningOn("n1").Deleting());
+  objects_.pods.push_back(MakePod("ns", "run").Queue("q").Gpus(1).RunningOn("n1"));
+  objects_.pod_groups = {MakeGroup("ns", "gang").Queue("q").MinMember(2)};
+  objects_.pods.push_back(MakePod("ns", "g-0").Group("gang").Gpus(2).Created(100));
+  objects_.pods.push_back(MakePod("ns", "g-1").Group("gang").Gpus(2).Created(100));
+  objects_.pods.push_back(MakePod("ns", "small").Queue("q").Gpus(1).Created(200));
+  Run();
+  EXPECT_EQ(Decisions(), (std::vector<std::string>{"pipeline ns/g-0 n2", "pipeline ns/g-1 n1",
+                                                   "bind ns/small n1"}));
+}
+
 TEST_F(AllocateTest, ElasticJobsGrowOnePodPerTurnAndInterleave) {
   // One node, 4 GPUs. Queues a and b (equal quotas) each have a job of minMember 1 with 3 pods.
   // After each job has its minimum, growth alternates by queue order (smaller dominant share

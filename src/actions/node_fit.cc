@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <utility>
 
 namespace quotient::actions {
 namespace {
@@ -20,8 +21,10 @@ struct DeviceChoice {
   bool fits_existing_shared = false;
 };
 
-DeviceChoice ChooseWholeDevices(const framework::NodeState& state, int64_t count,
-                                bool with_devices) {
+// A pod that will be pipelined takes devices releasing pods give back first, leaving free ones
+// to pods that can start now (KAI charges a Pipelined task's GPUs to ReleasingVector).
+DeviceChoice ChooseWholeDevices(const framework::NodeState& state, int64_t count, bool with_devices,
+                                bool releasing_first = false) {
   DeviceChoice c;
   std::vector<int32_t> free_now;
   std::vector<int32_t> freeing;
@@ -40,6 +43,7 @@ DeviceChoice ChooseWholeDevices(const framework::NodeState& state, int64_t count
   c.idle = free_count >= count;
   c.possible = free_count + freeing_count >= count;
   if (!c.possible || !with_devices) return c;
+  if (releasing_first) std::swap(free_now, freeing);
   free_now.insert(free_now.end(), freeing.begin(), freeing.end());
   c.devices.assign(free_now.begin(), free_now.begin() + count);
   return c;
@@ -236,6 +240,9 @@ NodeFit FitResources(const framework::Session& session, Index pod_index, Index n
   out.fits_existing_shared = gpu.fits_existing_shared;
   out.fit = out.fits_idle ? Fit::kIdle : Fit::kReleasing;
   if (!with_placement) return out;
+  if (out.fit == Fit::kReleasing && pod.gpu.kind == core::GpuSharing::Kind::kWhole) {
+    gpu = ChooseWholeDevices(state, pod.gpu.whole_devices, true, /*releasing_first=*/true);
+  }
   out.placement.node = node_index;
   out.placement.devices = gpu.devices;
   out.placement.gpu_groups = gpu.groups;

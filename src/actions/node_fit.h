@@ -3,7 +3,9 @@
 // Everything but GPUs must fit in the node's idle resources (the pod is then allocated) or in
 // idle plus releasing ones (the pod is pipelined: it waits for the releasing pods to go).
 // GPU devices:
-//   whole GPUs   free devices, lowest index first; devices held only by releasing pods if needed;
+//   whole GPUs   free devices, lowest index first; devices held only by releasing pods if needed
+//                (a pod that is pipelined takes those first, leaving free ones to pods that can
+//                start now);
 //   fractions    an existing shared GPU with room for the portion, or a free device (which gets a
 //                new GPU group); candidates are ordered by gpupack (most-used shared GPU first,
 //                free devices last) or gpuspread (least used first), then by index, and the

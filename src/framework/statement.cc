@@ -117,8 +117,9 @@ void Statement::PlaceOnDevices(Op& op, bool pipelined) {
     Quantity want = op.placement.portion_milli;
     Quantity from_releasing = Quantity::Zero();
     if (pipelined) {
-      Quantity free = d.free_milli();
-      from_releasing = core::Max(Quantity::Zero(), want - core::Max(Quantity::Zero(), free));
+      // What releasing co-tenants give back first (KAI's ReleasingSharedGPUsMemory), then
+      // the device's free part.
+      from_releasing = core::Max(Quantity::Zero(), core::Min(want, d.releasing_milli));
       d.releasing_milli -= from_releasing;
     }
     d.used_milli += want;
@@ -149,7 +150,13 @@ void Statement::Apply(Op& op) {
       NodeState& node = state.node(op.placement.node);
       const bool pipelined = op.kind == Kind::kPipeline;
       if (pipelined) {
-        op.from_releasing = Take(node.idle, node.releasing, request);
+        // Releasing resources first, as KAI's NodeInfo.addTaskResources charges a Pipelined
+        // task to ReleasingVector: what is idle stays for pods that can start now. KAI takes
+        // it all from releasing, even past zero (the node is then over-committed); the part
+        // releasing pods do not give back comes from idle here.
+        core::ResourceVector from_idle = Take(node.releasing, node.idle, request);
+        op.from_releasing = request;
+        op.from_releasing -= from_idle;
       } else {
         node.idle -= request;
       }

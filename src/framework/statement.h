@@ -2,8 +2,8 @@
 // kai-reference §2.2).
 //
 //   Allocate  the pod takes idle resources on a node; its queue's allocation grows.
-//   Pipeline  the pod is promised resources that releasing pods are giving back (idle first,
-//             then releasing); it will be placed when they are gone. Its queue's allocation
+//   Pipeline  the pod is promised resources that releasing pods are giving back (releasing
+//             first, then idle); it will be placed when they are gone. Its queue's allocation
 //             grows as for Allocate (KAI's Statement.Pipeline fires the same allocate event).
 //   Evict     the pod starts releasing: its resources move to the node's releasing pool and its
 //             queue's allocation shrinks.

@@ -79,17 +79,22 @@ TEST_F(StatementTest, AllocateUpdatesNodeDevicesAndQueueAndRollbackRestoresAll) 
 
 // A pipelined pod counts in its queue's allocation, as KAI's Statement.Pipeline fires the
 // allocate event: the queue holds its running pod's 1 GPU plus b's 2.
-TEST_F(StatementTest, PipelineTakesIdleFirstThenReleasingAndCountsAsAllocated) {
+// A pipelined pod takes what releasing pods give back first and only the rest from idle, so
+// idle resources stay for pods that can start now (KAI's NodeInfo.addTaskResources charges a
+// Pipelined task to ReleasingVector).
+TEST_F(StatementTest, PipelineTakesReleasingFirstThenIdleAndCountsAsAllocated) {
   Statement s(*session_, "allocate");
-  // b needs 8 cores: 8 idle are there; its two GPUs are the releasing devices 0 and 1.
+  // b needs 8 cores: the 4 releasing ones, then 4 of the 8 idle; its two GPUs are the
+  // releasing devices 0 and 1.
   s.Pipeline(Pod("ns/b"), Whole({0, 1}));
-  EXPECT_EQ(Node().idle.cpu_milli, Quantity(0));
-  EXPECT_EQ(Node().releasing.cpu_milli, Quantity(4000));
+  EXPECT_EQ(Node().releasing.cpu_milli, Quantity(0));
+  EXPECT_EQ(Node().idle.cpu_milli, Quantity(4000));
   EXPECT_EQ(Node().devices[0].releasing_milli, Quantity(0));
   EXPECT_EQ(Node().devices[0].used_milli, Quantity(1000));
   EXPECT_EQ(QueueAllocatedGpu(), Quantity(3000));
-  // a then needs 4 cores that only the releasing pool has.
+  // a then needs 4 cores: nothing is releasing any more, so they come from idle.
   s.Pipeline(Pod("ns/a"), Whole({3}));
+  EXPECT_EQ(Node().idle.cpu_milli, Quantity(0));
   EXPECT_EQ(Node().releasing.cpu_milli, Quantity(0));
   s.Discard();
   EXPECT_EQ(Node().idle.cpu_milli, Quantity(8000));

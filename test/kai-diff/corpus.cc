@@ -100,8 +100,9 @@ int RunCorpus(const CorpusOptions& o, Evaluator& evaluator, std::ostream& out, s
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (o.repro_dir) ShrinkAll(o, evaluator, to_shrink, log);
   out << fmt::format(
-      "KAI-DIFF: {} cases (seed {}, cases {}..{}), KAI run {} times each, {:.1f} s\n", o.count,
-      o.seed, o.first, end - 1, evaluator.runs(), seconds);
+      "KAI-DIFF: {} cases (seed {}, cases {}..{}), KAI run {} times each ({} more for a "
+      "divergence), {:.1f} s\n",
+      o.count, o.seed, o.first, end - 1, evaluator.runs(), evaluator.confirm_runs(), seconds);
   tally.Print(out, o.threshold_percent);
   const double error_percent =
       tally.total() == 0 ? 100.0 : 100.0 * tally.oracle_errors() / tally.total();

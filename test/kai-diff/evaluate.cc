@@ -89,10 +89,34 @@ std::vector<CaseResult> Evaluator::EvaluateAll(const std::vector<Case>& cases,
   oracle_.Submit(theirs);
   const std::vector<RunAnswer> q = quotient_.Run(mine);
   const std::vector<RunAnswer> k = oracle_.Collect();
+  std::vector<std::vector<RunAnswer>> kai(cases.size());
   std::vector<CaseResult> out;
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto first = k.begin() + static_cast<std::ptrdiff_t>(i) * runs_;
-    out.push_back(Judge(&cases[i], q[i], std::vector<RunAnswer>(first, first + runs_)));
+    kai[i].assign(first, first + runs_);
+    out.push_back(Judge(&cases[i], q[i], kai[i]));
+  }
+  if (confirm_runs_ <= 0) return out;
+  // Divergences (documented ones too) get more oracle runs: a KAI variant that the first runs
+  // did not show may be Quotient's answer.
+  std::vector<size_t> again;
+  std::vector<RunRequest> more;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (out[i].status != Status::kDiverge && out[i].status != Status::kKnown) continue;
+    again.push_back(i);
+    const std::vector<std::string> args = ScheduleArgs(cases[i], dirs[i].string());
+    for (int run = 0; run < confirm_runs_; ++run) {
+      more.push_back({cases[i].Id() + "#" + std::to_string(runs_ + run), args});
+    }
+  }
+  if (again.empty()) return out;
+  oracle_.Submit(more);
+  const std::vector<RunAnswer> extra = oracle_.Collect();
+  for (size_t j = 0; j < again.size(); ++j) {
+    const size_t i = again[j];
+    const auto first = extra.begin() + static_cast<std::ptrdiff_t>(j) * confirm_runs_;
+    kai[i].insert(kai[i].end(), first, first + confirm_runs_);
+    out[i] = Judge(&cases[i], q[i], kai[i]);
   }
   return out;
 }

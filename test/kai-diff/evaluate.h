@@ -1,6 +1,7 @@
 // One case through both schedulers and the verdict on it: the case's files are written to a
 // folder, Quotient runs once and the oracle `runs` times (KAI's own variation), the outcomes are
-// judged (compare.h) and a divergence that a documented difference recognises is set apart.
+// judged (compare.h); a divergence gets `confirm_runs` more oracle runs and is judged again on
+// all of them, and one that a documented difference recognises is set apart.
 // Errors: Quotient failing where KAI answers is a divergence of class quotient-error; the oracle
 // failing on every run leaves the case out (oracle-error), as it says nothing about Quotient.
 #pragma once
@@ -36,8 +37,17 @@ struct CaseResult {
 
 class Evaluator {
  public:
-  Evaluator(Engine& quotient, Engine& oracle, int runs, const KnownDifferences& known)
-      : quotient_(quotient), oracle_(oracle), runs_(runs), known_(known) {}
+  // `confirm_runs`: a case that diverges after `runs` oracle runs gets that many more, and is
+  // judged again on all of them. KAI's order of queues depends on Go's map order (queues tied
+  // on every rule sit where they were pushed, job_order_by_queue.go), so a variant can come
+  // up in most runs and still not be KAI's only answer.
+  Evaluator(Engine& quotient, Engine& oracle, int runs, const KnownDifferences& known,
+            int confirm_runs = 0)
+      : quotient_(quotient),
+        oracle_(oracle),
+        runs_(runs),
+        confirm_runs_(confirm_runs),
+        known_(known) {}
 
   // Cases in a batch: the oracle gets every request first, then Quotient runs while the oracle
   // works. Each case's files go to dirs[i].
@@ -50,11 +60,13 @@ class Evaluator {
                    const std::vector<RunAnswer>& kai) const;
 
   int runs() const { return runs_; }
+  int confirm_runs() const { return confirm_runs_; }
 
  private:
   Engine& quotient_;
   Engine& oracle_;
   int runs_;
+  int confirm_runs_;
   const KnownDifferences& known_;
 };
 

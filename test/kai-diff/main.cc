@@ -28,6 +28,7 @@ struct Common {
   std::string known = KAI_DIFF_KNOWN_DIFFERENCES;
   std::string work_dir;
   int runs = 2;
+  int confirm_runs = 2;
   int oracle_timeout = 300;
   double threshold = 0;
 };
@@ -42,6 +43,10 @@ void AddCommon(CLI::App& app, Common& c) {
   app.add_option("--runs", c.runs, "oracle runs per case (KAI's own variation)")
       ->capture_default_str()
       ->check(CLI::Range(1, 10));
+  app.add_option("--confirm-runs", c.confirm_runs,
+                 "more oracle runs for a case that diverges after --runs (0: none)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 20));
   app.add_option("--oracle-timeout", c.oracle_timeout, "seconds to wait for one oracle answer")
       ->capture_default_str();
   app.add_option("--threshold", c.threshold, "least agreement in percent for exit status 0")
@@ -135,7 +140,7 @@ int main(int argc, char** argv) {
     fs::create_directories(work);
     QuotientEngine quotient(c.quotient, work);
     OracleEngine oracle(OracleCommand(c), work / "oracle.stderr", c.oracle_timeout);
-    Evaluator evaluator(quotient, oracle, c.runs, known);
+    Evaluator evaluator(quotient, oracle, c.runs, known, c.confirm_runs);
     int status = 0;
     if (*corpus_cmd) {
       corpus.seed = seed;

@@ -11,26 +11,17 @@ namespace {
 
 using core::Index;
 
-bool AnySpread(const framework::SchedulerConfig& config) {
-  const framework::PluginOption* p = config.FindPlugin("nodeplacement");
-  if (p == nullptr) return false;
-  for (const auto& [key, value] : p->arguments) {
-    const bool strategy_key =
-        key == "gpu" || key == "cpu" || key.ends_with(".gpu") || key.ends_with(".cpu");
-    if (strategy_key && value == "spread") return true;
-  }
-  return false;
-}
-
 void ConsolidateFor(framework::Session& session, Placer& placer, VictimPool& pool,
                     Index job_index) {
   const core::Job& job = session.job(job_index);
   if (!job.preemptible || IsGangSatisfied(session, job)) return;
   const TasksToAllocate tasks = SelectTasks(session, job);
   if (tasks.pods.empty()) return;
+  // KAI's IsEnoughGPUsAllocatableForJob (consolidation.go, attemptToConsolidateForPreemptor):
+  // idle and releasing GPUs must cover the job's, or moving pods cannot make room. A job without
+  // GPUs passes: moving pods can make room for its CPU and memory.
   const int64_t need = RequestOf(session, tasks.pods)[core::ShareResource::kGpu].value();
-  if (need <= 0 || solver::FreeRoom(session).gpu_milli < need)
-    return;  // moving pods cannot make room
+  if (solver::FreeRoom(session).gpu_milli < need) return;
   SolverSpec spec;
   spec.action = "consolidation";
   spec.preemptor = job_index;
@@ -54,7 +45,11 @@ void ConsolidateFor(framework::Session& session, Placer& placer, VictimPool& poo
 }  // namespace
 
 void ConsolidationAction::Execute(framework::Session& session) {
-  if (session.config().max_consolidation_preemptees <= 0 || AnySpread(session.config())) return;
+  // Whatever the placement strategy: KAI's scheduler runs consolidation whenever the actions
+  // list it (consolidation.go checks no strategy); it is KAI's operator that leaves the action
+  // out of the configuration it writes for a spread shard (schedulingshard_types.go), as our
+  // Helm chart does.
+  if (session.config().max_consolidation_preemptees <= 0) return;
   JobQueue queue(session, 0);
   std::optional<Index> job = queue.Pop(session);
   // Nothing waits (most cycles of a quiet cluster): no victim pool to build.
