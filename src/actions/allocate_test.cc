@@ -102,6 +102,49 @@ TEST_F(AllocateTest, APipelinedPodWaitsForReleasingGpusAndLeavesFreeOnesToOthers
                                                    "bind ns/small n1"}));
 }
 
+TEST_F(AllocateTest, ASubtreeJustPoppedFromCompetesWithItsLastQueuesNextJob) {
+  // KAI's job order (job_order_by_queue.go) re-sorts a parent's children only when a Pop passes
+  // through it, and a parent stands for itself with the job of the child at its top as it
+  // stands (getBestJobFromNode). One node with 2 GPUs; trees a(1) > a-1(2) > a-1-1(2) and
+  // b(4) > b-1(1) > {b-1-1(1), b-1-2(unlimited)}; jobs of 1 GPU each but b-1-2's second (4).
+  // Pop 1: b-1-2's oldest job (both subtrees starved, b's share with it 1/4 < a's 1/1).
+  // Pop 2: b is marked, so the top level is compared again, but b still stands with b-1-2's
+  // next job, the 4-GPU one: b's share with it (1 + 4) / 4 > a's (0 + 1) / 1, so a goes, and
+  // takes the last GPU. Had b stood with its best job (b-1-1's, (1 + 1) / 4), b-1-1 would have
+  // gone first.
+  objects_.nodes = {MakeNode("n").Gpus(2)};
+  objects_.queues = {MakeQueue("a").Gpu(1, -1, 1),
+                     MakeQueue("a-1").Parent("a").Gpu(2, -1, 1),
+                     MakeQueue("a-1-1").Parent("a-1").Gpu(2, -1, 1),
+                     MakeQueue("b").Gpu(4, -1, 1),
+                     MakeQueue("b-1").Parent("b").Gpu(1, -1, 1),
+                     MakeQueue("b-1-1").Parent("b-1").Gpu(1, -1, 1),
+                     MakeQueue("b-1-2").Parent("b-1").Gpu(-1, -1, 1)};
+  objects_.pods.push_back(MakePod("ns", "b12-first").Queue("b-1-2").Gpus(1).Created(100));
+  objects_.pods.push_back(MakePod("ns", "a11").Queue("a-1-1").Gpus(1).Created(200));
+  objects_.pods.push_back(MakePod("ns", "b12-big").Queue("b-1-2").Gpus(4).Created(300));
+  objects_.pods.push_back(MakePod("ns", "b11").Queue("b-1-1").Gpus(1).Created(400));
+  Run();
+  EXPECT_EQ(Decisions(), (std::vector<std::string>{"bind ns/b12-first n", "bind ns/a11 n"}));
+}
+
+TEST_F(AllocateTest, ACpuOnlyPodPrefersANodeWithASharedGpuInUse) {
+  // KAI's gpusharingorder scores a node with a shared GPU in use that has room for the pod's GPU
+  // memory; a pod asking for no GPU needs none, so such a node wins (10000 points, above
+  // nodeavailability and nodeplacement). n2 (1 GPU) holds two halves; n1 (4 GPUs) is empty.
+  // The CPU-only pod goes to n2 although both are equally free of CPU.
+  objects_.nodes = {MakeNode("n1").Gpus(4), MakeNode("n2").Gpus(1)};
+  objects_.queues = {MakeQueue("q").Gpu(-1, -1, 1)};
+  objects_.pods.push_back(
+      MakePod("ns", "half-1").Queue("q").Annotation("gpu-fraction", "0.5").Created(100));
+  objects_.pods.push_back(
+      MakePod("ns", "half-2").Queue("q").Annotation("gpu-fraction", "0.5").Created(100));
+  objects_.pods.push_back(MakePod("ns", "cpu").Queue("q").Cpu("1").Created(200));
+  Run();
+  EXPECT_EQ(Decisions(),
+            (std::vector<std::string>{"bind ns/half-1 n2", "bind ns/half-2 n2", "bind ns/cpu n2"}));
+}
+
 TEST_F(AllocateTest, ElasticJobsGrowOnePodPerTurnAndInterleave) {
   // One node, 4 GPUs. Queues a and b (equal quotas) each have a job of minMember 1 with 3 pods.
   // After each job has its minimum, growth alternates by queue order (smaller dominant share

@@ -51,7 +51,9 @@ JobQueue::JobQueue(const framework::Session& session, int max_jobs_per_queue)
       roots_(session.snapshot().RootQueues()),
       leaf_of_(session.snapshot().jobs.size(), core::kNone),
       entries_(session.snapshot().jobs.size()),
-      best_(session.snapshot().queues.size()) {
+      top_(session.snapshot().queues.size(), core::kNone),
+      marked_(session.snapshot().queues.size(), false),
+      keys_(session.snapshot().queues.size()) {
   const core::Snapshot& s = session.snapshot();
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     const core::Job& job = s.jobs[i];
@@ -78,7 +80,9 @@ JobQueue::JobQueue(const framework::Session& session, const std::vector<core::In
       roots_(session.snapshot().RootQueues()),
       leaf_of_(session.snapshot().jobs.size(), core::kNone),
       entries_(session.snapshot().jobs.size()),
-      best_(session.snapshot().queues.size()) {
+      top_(session.snapshot().queues.size(), core::kNone),
+      marked_(session.snapshot().queues.size(), false),
+      keys_(session.snapshot().queues.size()) {
   const core::Snapshot& s = session.snapshot();
   const auto add = [&](core::Index index) {
     const core::Job& job = s.jobs[static_cast<size_t>(index)];
@@ -100,9 +104,9 @@ JobQueue::Entry JobQueue::Describe(const framework::Session& session, core::Inde
           ElasticState(session, session.job(job))};
 }
 
-void JobQueue::Invalidate(const framework::Session& session, core::Index queue) {
+void JobQueue::MarkPath(const framework::Session& session, core::Index queue) {
   for (core::Index at = queue; at != core::kNone; at = session.shares()[at].parent) {
-    best_[static_cast<size_t>(at)].valid = false;
+    marked_[static_cast<size_t>(at)] = true;
   }
 }
 
@@ -110,7 +114,7 @@ void JobQueue::Push(const framework::Session& session, core::Index job) {
   entries_[static_cast<size_t>(job)] = Describe(session, job);
   const core::Index leaf = leaf_of_[static_cast<size_t>(job)];
   candidates_.try_emplace(leaf, JobOrder{this}).first->second.insert(job);
-  Invalidate(session, leaf);
+  MarkPath(session, leaf);
 }
 
 bool JobQueue::JobBefore(core::Index a, core::Index b) const {
@@ -125,49 +129,76 @@ bool JobQueue::JobBefore(core::Index a, core::Index b) const {
   return x.key < y.key;
 }
 
-const JobQueue::SubtreeBest& JobQueue::BestIn(const framework::Session& session,
-                                              core::Index queue) const {
-  SubtreeBest& cached = best_[static_cast<size_t>(queue)];
+std::optional<core::Index> JobQueue::Representative(const framework::Session& session,
+                                                    core::Index queue) const {
   const fairshare::QueueShare& q = session.shares()[queue];
-  if (!q.usable) {
-    cached = {};
-    return cached;
+  if (!q.usable) return std::nullopt;
+  if (q.children.empty()) {
+    auto it = candidates_.find(queue);
+    if (it == candidates_.end() || it->second.empty()) return std::nullopt;
+    return *it->second.begin();
   }
-  if (cached.valid && session.shares().ChangedAt(queue) <= cached.shares_version) return cached;
-  std::optional<core::Index> best;
-  if (!q.children.empty()) {
-    best = BestAmong(session, q.children);
-  } else if (auto it = candidates_.find(queue); it != candidates_.end() && !it->second.empty()) {
-    best = *it->second.begin();
+  core::Index& top = top_[static_cast<size_t>(queue)];
+  if (top != core::kNone) {
+    if (std::optional<core::Index> job = Representative(session, top)) return job;
   }
-  cached = {true, session.shares().version(), best, {}};
-  if (best) {
-    cached.key = fairshare::OrderKeyOf(session.shares(),
-                                       {queue, entries_[static_cast<size_t>(*best)].request, {}});
-  }
-  return cached;
+  // Not chosen yet, or its subtree ran out of jobs (KAI takes an empty node out of its parent's
+  // heap, which re-sorts it): choose now.
+  top = BestChild(session, q.children);
+  return top == core::kNone ? std::nullopt : Representative(session, top);
 }
 
-std::optional<core::Index> JobQueue::BestAmong(const framework::Session& session,
-                                               const std::vector<core::Index>& queues) const {
-  const SubtreeBest* best = nullptr;
+const fairshare::QueueOrderKey& JobQueue::KeyOf(const framework::Session& session,
+                                                core::Index queue, core::Index job) const {
+  CachedKey& cached = keys_[static_cast<size_t>(queue)];
+  if (!cached.valid || cached.job != job ||
+      session.shares().ChangedAt(queue) > cached.shares_version) {
+    cached = {true, session.shares().version(), job,
+              fairshare::OrderKeyOf(session.shares(),
+                                    {queue, entries_[static_cast<size_t>(job)].request, {}})};
+  }
+  return cached.key;
+}
+
+core::Index JobQueue::BestChild(const framework::Session& session,
+                                const std::vector<core::Index>& queues) const {
+  core::Index best = core::kNone;
+  const fairshare::QueueOrderKey* best_key = nullptr;
   for (core::Index queue : queues) {
-    const SubtreeBest& candidate = BestIn(session, queue);
-    if (!candidate.job) continue;
-    if (best == nullptr ||
-        fairshare::CompareQueueKeys(session.shares(), candidate.key, best->key) < 0) {
-      best = &candidate;
+    const std::optional<core::Index> job = Representative(session, queue);
+    if (!job) continue;
+    const fairshare::QueueOrderKey& key = KeyOf(session, queue, *job);
+    if (best_key == nullptr || fairshare::CompareQueueKeys(session.shares(), key, *best_key) < 0) {
+      best = queue;
+      best_key = &key;
     }
   }
-  return best ? best->job : std::nullopt;
+  return best;
 }
 
 std::optional<core::Index> JobQueue::Pop(const framework::Session& session) {
-  std::optional<core::Index> job = BestAmong(session, roots_);
-  if (!job) return std::nullopt;
-  const core::Index leaf = leaf_of_[static_cast<size_t>(*job)];
-  candidates_.at(leaf).erase(*job);
-  Invalidate(session, leaf);
+  // Down from the top-level queues, as KAI's traverseToLeaf: at each level the chosen child is
+  // kept unless it is marked or has nothing left (getNextNode: Fix(0) only for a marked top).
+  core::Index* top = &root_top_;
+  const std::vector<core::Index>* children = &roots_;
+  while (true) {
+    if (*top == core::kNone || marked_[static_cast<size_t>(*top)] ||
+        !Representative(session, *top)) {
+      *top = BestChild(session, *children);
+    }
+    if (*top == core::kNone) return std::nullopt;
+    const core::Index queue = *top;
+    marked_[static_cast<size_t>(queue)] = false;
+    const fairshare::QueueShare& q = session.shares()[queue];
+    if (q.children.empty()) break;
+    top = &top_[static_cast<size_t>(queue)];
+    children = &q.children;
+  }
+  const core::Index leaf = *top;
+  auto& jobs = candidates_.at(leaf);
+  const core::Index job = *jobs.begin();
+  jobs.erase(jobs.begin());
+  MarkPath(session, leaf);
   return job;
 }
 

@@ -2,11 +2,16 @@
 // kai-reference §2.3, §2.5).
 //
 // Descending from the top-level queues, the next job comes from the child queue that goes first
-// by fairshare::CompareQueues, judged with the request of that child's own best job; within a
-// leaf queue jobs go by higher priority, then below their gang minimum before at it before above
-// it, then older, then by name. The order is recomputed at every Pop, so each placement (which
-// changes queue allocations) is seen by the next choice. Jobs that are invalid, not ready, in an
-// unusable queue or without pending pods are not candidates.
+// by fairshare::CompareQueues, judged with the request of the job that stands for that child;
+// within a leaf queue jobs go by higher priority, then below their gang minimum before at it
+// before above it, then older, then by name. As in KAI (job_order_by_queue.go), a parent's choice
+// among its children is made again only when the next Pop passes through it after a job was
+// popped or pushed below the child it chose, and a child stands for its parent with the job of
+// the child *it* chose, as that choice stands: a subtree just popped from competes at the levels
+// above with its last queue's next job, not with its best one (KAI's getBestJobFromNode peeks
+// heaps that are not re-sorted yet). Ties between queues go to the first in the tree's order
+// (KAI's go to Go's map order). Jobs that are invalid, not ready, in an unusable queue or
+// without pending pods are not candidates.
 #pragma once
 
 #include <cstdint>
@@ -52,28 +57,30 @@ class JobQueue {
     const JobQueue* owner;
     bool operator()(core::Index a, core::Index b) const { return owner->JobBefore(a, b); }
   };
-  // The job a queue's subtree gives next, and the shares version it was worked out at. Only
-  // the subtree's own shares and jobs decide it, so it stays current until one of them changes
-  // (QueueShares::ChangedAt, or a Pop/Push below the queue): a pop then recomputes one path of
-  // the tree instead of every queue and job.
-  // Its order key among its siblings (the queue with that job's request) is kept with it: it
-  // changes exactly when the best does.
-  struct SubtreeBest {
+  // A queue's order key among its siblings (the queue with its representative job's request),
+  // kept while the queue's shares and that job stay the same.
+  struct CachedKey {
     bool valid = false;
     uint64_t shares_version = 0;
-    std::optional<core::Index> job;
+    core::Index job = core::kNone;
     fairshare::QueueOrderKey key;
   };
 
   Entry Describe(const framework::Session& session, core::Index job) const;
   bool JobBefore(core::Index a, core::Index b) const;
-  // The job `queue`'s subtree would give next, with the queue's order key.
-  const SubtreeBest& BestIn(const framework::Session& session, core::Index queue) const;
-  // The job that the queue going first among `queues` would give next.
-  std::optional<core::Index> BestAmong(const framework::Session& session,
-                                       const std::vector<core::Index>& queues) const;
-  // Forgets the cached best of `queue` and its ancestors.
-  void Invalidate(const framework::Session& session, core::Index queue);
+  // The job that stands for `queue` when it is compared with its siblings: a leaf queue's first
+  // job; for a parent, its top child's (KAI's getBestJobFromNode, which follows each heap's top
+  // as it is, re-sorted or not). A parent whose top is unset or has nothing left gets one.
+  std::optional<core::Index> Representative(const framework::Session& session,
+                                            core::Index queue) const;
+  // The queue among `queues` that goes first by the queue order, each judged with its
+  // representative job; kNone when none has a job.
+  core::Index BestChild(const framework::Session& session,
+                        const std::vector<core::Index>& queues) const;
+  const fairshare::QueueOrderKey& KeyOf(const framework::Session& session, core::Index queue,
+                                        core::Index job) const;
+  // Marks the queue and its ancestors: their places among their siblings may have changed.
+  void MarkPath(const framework::Session& session, core::Index queue);
 
   const core::Snapshot* snapshot_;
   const VirtuallyPending* virtual_pending_ = nullptr;
@@ -81,7 +88,15 @@ class JobQueue {
   std::map<core::Index, std::set<core::Index, JobOrder>> candidates_;  // leaf queue -> jobs
   std::vector<core::Index> leaf_of_;                                   // by job
   std::vector<Entry> entries_;                                         // by job
-  mutable std::vector<SubtreeBest> best_;                              // by queue
+  // KAI's heaps of queues, re-sorted lazily (job_order_by_queue.go): each parent keeps the child
+  // at its top (`top_`, kNone = not chosen yet; `root_top_` for the top-level queues) until that
+  // child is marked (a job was popped or pushed below it: KAI's needsReorder) and the next Pop
+  // passes through the parent. Until then the child stands for its parent with the job of its
+  // own top, even where another of its children would now go first.
+  mutable std::vector<core::Index> top_;  // by queue
+  mutable core::Index root_top_ = core::kNone;
+  std::vector<bool> marked_;             // by queue
+  mutable std::vector<CachedKey> keys_;  // by queue
 };
 
 // KAI's readiness rule: every leaf subgroup has at least its minimum of pods that are alive

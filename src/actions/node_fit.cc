@@ -61,11 +61,14 @@ struct SharedCandidate {
 std::optional<SharedCandidate> SharedCandidateAt(const framework::NodeState& state, size_t d,
                                                  Quantity portion, bool pack) {
   const DeviceState& dev = state.devices[d];
-  const bool existing =
-      dev.kind == DeviceState::Kind::kShared && !dev.group.empty() && (dev.holders > 0);
+  // A group can be joined while a pod that is not releasing holds a share of it (KAI's
+  // IsTaskFitOnGpuGroup: not isAllGpuReleased).
+  const bool existing = dev.kind == DeviceState::Kind::kShared && !dev.group.empty() &&
+                        dev.holders > 0 && !dev.used_milli.is_zero();
   const bool fresh = dev.free_milli() == Quantity(framework::kWholeGpuMilli);
-  // A whole-GPU device whose holder is releasing can take a new group once it is free.
-  const bool freeing = dev.kind == DeviceState::Kind::kWhole && dev.used_milli.is_zero();
+  // A device whose holders are all releasing (a whole-GPU pod, or every pod of a shared group:
+  // KAI then counts the device as a releasing whole GPU) can take a new group once it is free.
+  const bool freeing = !fresh && dev.used_milli.is_zero();
   if (!existing && !fresh && !freeing) return std::nullopt;
   const bool fits_now = portion <= dev.free_milli();
   const bool fits_later = portion <= dev.free_milli() + dev.releasing_milli;

@@ -3,6 +3,11 @@
 #include "common/int128.h"
 
 namespace quotient::actions {
+namespace {
+
+bool IsWholeGpuPod(const core::Pod& pod) { return pod.gpu.kind == core::GpuSharing::Kind::kWhole; }
+
+}  // namespace
 
 NodeScore ScoreNode(const framework::Session& session, core::Index pod_index,
                     core::Index node_index, const NodeFit& fit, const PlacementPolicy& policy) {
@@ -11,7 +16,14 @@ NodeScore ScoreNode(const framework::Session& session, core::Index pod_index,
   const framework::NodeState& state = session.state().node(node_index);
   const bool gpu_pod = pod.gpu.kind != core::GpuSharing::Kind::kNone;
   NodeScore s;
-  if (pod.gpu.is_shared() && fit.fits_existing_shared) s.points += 1000;
+  // gpusharingorder (KAI's nodeOrderFn): a node with a shared GPU in use that has room for the
+  // pod's GPU memory. A pod that asks for no GPU share (CPU-only, MIG) needs none, so any node
+  // with a shared GPU in use earns it; a whole-GPU pod needs a whole device's memory, which no
+  // GPU in use has.
+  if (pod.gpu.is_shared() ? fit.fits_existing_shared
+                          : !IsWholeGpuPod(pod) && session.state().shared_gpu_in_use(node_index)) {
+    s.points += 1000;
+  }
   if (fit.fits_idle) s.points += 100;
   const bool gpu_node = !state.devices.empty() || node.mig_enabled;
   if (!gpu_pod && !gpu_node) s.points += 10;

@@ -1,5 +1,7 @@
 // Which feasible node a task prefers (KAI's node scores, kai-reference §7.1). Scores add up:
-//   gpusharingorder  1000  a fractional pod fits a shared GPU already in use on the node
+//   gpusharingorder  1000  a fractional pod fits a shared GPU already in use on the node; a pod
+//                          asking for no GPU share (CPU-only, MIG) is on a node with a shared
+//                          GPU in use (KAI scores its zero GPU memory as fitting there)
 //   nodeavailability  100  the pod fits on idle resources (not only on releasing ones)
 //   resourcetype       10  a CPU-only pod on a node without GPUs
 //   nodeplacement    0..9  binpack: the fewer free GPUs (GPU pods) or CPU (CPU-only pods) the

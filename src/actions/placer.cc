@@ -119,7 +119,11 @@ std::optional<Index> Placer::FindBestInOrder(Index pod, const Options& options) 
       need = 0;
       break;
     case core::GpuSharing::Kind::kNone:
-      max_points = PoolHasNodesWithoutGpus(job.node_pool) ? 110 : 100;
+      // gpusharingorder's points on a node with a shared GPU in use (no node without GPUs has
+      // one, so the resourcetype points cannot come with them).
+      max_points = session_.state().nodes_with_shared_gpu_in_use() > 0 ? 1100
+                   : PoolHasNodesWithoutGpus(job.node_pool)            ? 110
+                                                                       : 100;
       need = p.request.cpu_milli.value();
       break;
     case core::GpuSharing::Kind::kMig:

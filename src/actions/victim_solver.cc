@@ -174,7 +174,9 @@ class Attempt {
   // Places one pod of a victim job, pipelined, as KAI's Statement.Pipeline does
   // (pkg/scheduler/framework/statement.go): on another node it is moved; back on its own node
   // it is unevicted (it keeps running on its own devices), except that a shared-GPU pod placed
-  // on another of the node's GPUs is moved there. A pod whose own devices no longer have room
+  // in other GPU groups is moved there (gpuPlacementChanged) — on another of the node's GPUs, or
+  // in a new group on its own GPU when it was alone there (a group whose pods are all releasing
+  // cannot be joined). A pod whose own devices no longer have room
   // (KAI counts whole GPUs per node, not per device) keeps the devices it was placed on.
   bool PlaceVictimPod(framework::Statement& statement, Index pod, const framework::PodState* home,
                       const std::vector<Index>* nodes) {
@@ -187,7 +189,7 @@ class Attempt {
     if (!placer_.Place(statement, pod, errors, options)) return false;
     const framework::PodState& now = session_.state().pod(pod);
     if (home == nullptr || now.node != home->node) return true;
-    if (session_.pod(pod).gpu.is_shared() && now.devices != home->devices) return true;
+    if (session_.pod(pod).gpu.is_shared() && now.gpu_groups != home->gpu_groups) return true;
     statement.Rollback(cp);
     if (statement.Unevict(pod)) return true;
     const std::vector<Index> same_node = {home->node};

@@ -1,5 +1,7 @@
 #include "framework/cluster_state.h"
 
+#include <algorithm>
+
 namespace quotient::framework {
 
 core::ResourceVector NonGpu(const core::ResourceVector& request) {
@@ -68,6 +70,7 @@ ClusterState::ClusterState(const core::Snapshot& snapshot,
   }
   gpu_room_.assign(nodes_.size(), 0);
   cpu_room_.assign(nodes_.size(), 0);
+  shared_in_use_.assign(nodes_.size(), false);
   filed_.assign(nodes_.size(), Filed{});
   unfiled_.assign(nodes_.size(), false);
   for (size_t n = 0; n < nodes_.size(); ++n) UpdateRoom(static_cast<Index>(n));
@@ -91,6 +94,14 @@ void ClusterState::UpdateRoom(Index node) {
   mig_room_[n] = mig;
   gpu_room_[n] = gpu;
   cpu_room_[n] = cpu;
+  const bool shared =
+      std::any_of(nodes_[n].devices.begin(), nodes_[n].devices.end(), [](const DeviceState& d) {
+        return d.kind == DeviceState::Kind::kShared && !d.used_milli.is_zero();
+      });
+  if (shared != shared_in_use_[n]) {
+    shared_in_use_count_ += shared ? 1 : -1;
+    shared_in_use_[n] = shared;
+  }
   if (!unfiled_[n]) {
     unfiled_[n] = true;
     unfiled_list_.push_back(node);

@@ -118,6 +118,11 @@ class ClusterState {
   // ResourceVector.TotalGPUs), in milli-GPU.
   int64_t usable_mig_room_milli() const { return usable_mig_room_; }
   int64_t usable_cpu_room_milli() const { return usable_cpu_room_; }
+  // Whether a shared GPU on the node is in use by a pod that is not releasing (KAI's
+  // IsTaskFitOnGpuGroup for a request of no GPU memory: gpusharingorder's score for pods that
+  // ask for no GPU share), and on how many nodes that holds.
+  bool shared_gpu_in_use(Index node) const { return shared_in_use_[static_cast<size_t>(node)]; }
+  int64_t nodes_with_shared_gpu_in_use() const { return shared_in_use_count_; }
   // Nodes with anything releasing (resources or a device portion): the only nodes where a pod
   // can fit that does not fit on idle resources.
   const std::set<Index>& releasing_nodes() const {
@@ -151,6 +156,8 @@ class ClusterState {
   std::vector<std::vector<std::pair<std::string, int64_t>>> mig_profiles_;
   std::vector<int64_t> mig_room_;
   int64_t usable_mig_room_ = 0;
+  std::vector<bool> shared_in_use_;  // by node
+  int64_t shared_in_use_count_ = 0;
   // The orders above are filed lazily, when read: a victim search evicts and restores hundreds
   // of pods between two reads, and a node whose room is back where it was filed costs nothing.
   // Each node is filed under the values in `filed_`.

@@ -22,7 +22,9 @@ bool AnyOrContains(const std::vector<std::string>& allowed, const std::string& v
 
 // docs/kai-differences.md, "Pods placed earlier in the same cycle are never victims": the first
 // difference is an eviction set in which KAI evicted, and Quotient did not, a pod that an earlier
-// action of the same cycle had bound or pipelined (in KAI's report).
+// action of the same cycle had bound or pipelined (in KAI's report), or that the same action had
+// pipelined before (KAI's eviction names no node: the pod had none when the cycle opened, and the
+// action also pipelines it).
 bool EvictsAPodPlacedThisCycle(const Case& c, const Difference& d, const Reports& reports) {
   if (d.cls != "eviction-set" || reports.kai == nullptr || reports.quotient == nullptr) {
     return false;
@@ -34,8 +36,14 @@ bool EvictsAPodPlacedThisCycle(const Case& c, const Difference& d, const Reports
   if (position == actions.end()) return false;
   const std::set<std::string> earlier(actions.begin(), position);
   std::set<std::string> placed;
+  std::set<std::string> pipelined_here;
   for (const Decision& x : reports.kai->cycles[cycle].decisions) {
     if (x.kind != "evict" && earlier.count(x.action)) placed.insert(x.pod);
+    if (x.kind == "pipeline" && x.action == d.action) pipelined_here.insert(x.pod);
+  }
+  for (const Decision& x : reports.kai->cycles[cycle].decisions) {
+    if (x.kind == "evict" && x.action == d.action && x.node.empty() && pipelined_here.count(x.pod))
+      placed.insert(x.pod);
   }
   std::set<std::string> ours;
   if (cycle < reports.quotient->cycles.size()) {

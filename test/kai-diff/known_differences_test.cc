@@ -92,6 +92,30 @@ TEST(KnownDifferencesTest, KaiEvictingAPodPlacedThisCycleIsTheDocumentedDifferen
   EXPECT_FALSE(known.Recognise(c, {"eviction-set", "reclaim", 0, ""}, {&quotient, &kai}));
 }
 
+// The same action placing a pod and then taking it as a victim (KAI's consolidation for a later
+// job evicting the pod it pipelined for an earlier one): the eviction names no node, since the
+// pod had none when the cycle opened. A pod running at the start is named with its node.
+TEST(KnownDifferencesTest, KaiEvictingAPodTheSameActionPipelinedIsTheDocumentedDifference) {
+  const KnownDifferences known = KnownDifferences::Load(KAI_DIFF_KNOWN_DIFFERENCES);
+  Case c;
+  c.run.actions = {"consolidation"};
+  Outcome kai, quotient;
+  kai.cycles.resize(1);
+  quotient.cycles.resize(1);
+  kai.cycles[0].decisions = {{"consolidation", "pipeline", "ml/p", "n1"},
+                             {"consolidation", "evict", "ml/p", ""},
+                             {"consolidation", "pipeline", "ml/p", "n2"},
+                             {"consolidation", "pipeline", "ml/q", "n2"}};
+  quotient.cycles[0].decisions = {{"consolidation", "pipeline", "ml/p", "n1"}};
+  const Difference d{"eviction-set", "consolidation", 0, ""};
+  EXPECT_EQ(known.Recognise(c, d, {&quotient, &kai}), "placed-this-cycle-no-victim");
+  // A pod that ran on n1 when the cycle opened, moved to n2: an ordinary victim.
+  kai.cycles[0].decisions = {{"consolidation", "evict", "ml/p", "n1"},
+                             {"consolidation", "pipeline", "ml/p", "n2"},
+                             {"consolidation", "pipeline", "ml/q", "n1"}};
+  EXPECT_FALSE(known.Recognise(c, d, {&quotient, &kai}).has_value());
+}
+
 TEST(KnownDifferencesTest, RefusesIncompleteEntries) {
   EXPECT_THROW(KnownDifferences::Load(Write("differences:\n- id: x\n  description: d\n"
                                             "  section: s\n")),

@@ -11,6 +11,17 @@ namespace {
 
 using core::Index;
 
+bool AnySpread(const framework::SchedulerConfig& config) {
+  const framework::PluginOption* p = config.FindPlugin("nodeplacement");
+  if (p == nullptr) return false;
+  for (const auto& [key, value] : p->arguments) {
+    const bool strategy_key =
+        key == "gpu" || key == "cpu" || key.ends_with(".gpu") || key.ends_with(".cpu");
+    if (strategy_key && value == "spread") return true;
+  }
+  return false;
+}
+
 void ConsolidateFor(framework::Session& session, Placer& placer, VictimPool& pool,
                     Index job_index) {
   const core::Job& job = session.job(job_index);
@@ -45,11 +56,10 @@ void ConsolidateFor(framework::Session& session, Placer& placer, VictimPool& poo
 }  // namespace
 
 void ConsolidationAction::Execute(framework::Session& session) {
-  // Whatever the placement strategy: KAI's scheduler runs consolidation whenever the actions
-  // list it (consolidation.go checks no strategy); it is KAI's operator that leaves the action
-  // out of the configuration it writes for a spread shard (schedulingshard_types.go), as our
-  // Helm chart does.
-  if (session.config().max_consolidation_preemptees <= 0) return;
+  // Off under a spread strategy, as KAI's operator writes it (schedulingshard_types.go leaves the
+  // action out of a spread shard's configuration); KAI's scheduler would run it if listed
+  // (docs/kai-differences.md, "Consolidation is off under a spread placement strategy").
+  if (session.config().max_consolidation_preemptees <= 0 || AnySpread(session.config())) return;
   JobQueue queue(session, 0);
   std::optional<Index> job = queue.Pop(session);
   // Nothing waits (most cycles of a quiet cluster): no victim pool to build.

@@ -3,9 +3,8 @@
 // qualifies: moving pods can make room for its CPU and memory) moves other preemptible pods to
 // make room — only if every moved pod is placed again (pure defragmentation), with at most
 // `maxConsolidationPreemptees` victim jobs (default 16; 0 disables the action). Moved pods and
-// the job are pipelined. It runs under any placement strategy, as KAI's scheduler does (KAI's
-// operator, and our Helm chart, leave it out of a spread configuration's actions). Queue limits
-// still apply to every placement.
+// the job are pipelined. Skipped when any placement strategy is spread (KAI's operator leaves
+// the action out then; docs/kai-differences.md). Queue limits still apply to every placement.
 #pragma once
 
 #include "framework/action.h"
