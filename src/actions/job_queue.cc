@@ -46,24 +46,33 @@ std::string NotReadyMessage(const core::Snapshot& snapshot, const core::Job& job
   return "";
 }
 
-JobQueue::JobQueue(const framework::Session& session, int max_jobs_per_queue)
+JobQueue::JobQueue(const framework::Session& session, const VirtuallyPending* virtual_pending)
     : snapshot_(&session.snapshot()),
+      virtual_pending_(virtual_pending),
       roots_(session.snapshot().RootQueues()),
       leaf_of_(session.snapshot().jobs.size(), core::kNone),
       entries_(session.snapshot().jobs.size()),
       top_(session.snapshot().queues.size(), core::kNone),
       marked_(session.snapshot().queues.size(), false),
-      keys_(session.snapshot().queues.size()) {
+      keys_(session.snapshot().queues.size()) {}
+
+void JobQueue::Add(const framework::Session& session, core::Index job) {
+  const size_t i = static_cast<size_t>(job);
+  const core::Index queue = snapshot_->jobs[i].queue;
+  leaf_of_[i] = queue;
+  entries_[i] = Describe(session, job);
+  candidates_.try_emplace(queue, JobOrder{this}).first->second.insert(job);
+}
+
+JobQueue::JobQueue(const framework::Session& session, int max_jobs_per_queue)
+    : JobQueue(session, nullptr) {
   const core::Snapshot& s = session.snapshot();
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     const core::Job& job = s.jobs[i];
     if (job.queue == core::kNone || !job.problems.empty()) continue;
     if (!session.shares()[job.queue].usable || !HasPendingTask(session, job)) continue;
     if (!NotReadyMessage(s, job).empty()) continue;
-    const core::Index index = static_cast<core::Index>(i);
-    leaf_of_[i] = job.queue;
-    entries_[i] = Describe(session, index);
-    candidates_.try_emplace(job.queue, JobOrder{this}).first->second.insert(index);
+    Add(session, static_cast<core::Index>(i));
   }
   if (max_jobs_per_queue > 0) {
     for (auto& [queue, jobs] : candidates_) {
@@ -75,23 +84,14 @@ JobQueue::JobQueue(const framework::Session& session, int max_jobs_per_queue)
 
 JobQueue::JobQueue(const framework::Session& session, const std::vector<core::Index>& extra,
                    const VirtuallyPending* virtual_pending)
-    : snapshot_(&session.snapshot()),
-      virtual_pending_(virtual_pending),
-      roots_(session.snapshot().RootQueues()),
-      leaf_of_(session.snapshot().jobs.size(), core::kNone),
-      entries_(session.snapshot().jobs.size()),
-      top_(session.snapshot().queues.size(), core::kNone),
-      marked_(session.snapshot().queues.size(), false),
-      keys_(session.snapshot().queues.size()) {
+    : JobQueue(session, virtual_pending) {
   const core::Snapshot& s = session.snapshot();
   const auto add = [&](core::Index index) {
     const core::Job& job = s.jobs[static_cast<size_t>(index)];
     if (job.queue == core::kNone || !job.problems.empty()) return;
     if (!session.shares()[job.queue].usable || leaf_of_[static_cast<size_t>(index)] != core::kNone)
       return;
-    leaf_of_[static_cast<size_t>(index)] = job.queue;
-    entries_[static_cast<size_t>(index)] = Describe(session, index);
-    candidates_.try_emplace(job.queue, JobOrder{this}).first->second.insert(index);
+    Add(session, index);
   };
   for (size_t i = 0; i < s.jobs.size(); ++i) {
     if (HasPendingTask(session, s.jobs[i])) add(static_cast<core::Index>(i));
@@ -111,10 +111,8 @@ void JobQueue::MarkPath(const framework::Session& session, core::Index queue) {
 }
 
 void JobQueue::Push(const framework::Session& session, core::Index job) {
-  entries_[static_cast<size_t>(job)] = Describe(session, job);
-  const core::Index leaf = leaf_of_[static_cast<size_t>(job)];
-  candidates_.try_emplace(leaf, JobOrder{this}).first->second.insert(job);
-  MarkPath(session, leaf);
+  Add(session, job);
+  MarkPath(session, leaf_of_[static_cast<size_t>(job)]);
 }
 
 bool JobQueue::JobBefore(core::Index a, core::Index b) const {

@@ -66,6 +66,10 @@ class JobQueue {
     fairshare::QueueOrderKey key;
   };
 
+  // The members sized for the session, no job in yet.
+  JobQueue(const framework::Session& session, const VirtuallyPending* virtual_pending);
+  // Files `job` under its queue with its order keys worked out now.
+  void Add(const framework::Session& session, core::Index job);
   Entry Describe(const framework::Session& session, core::Index job) const;
   bool JobBefore(core::Index a, core::Index b) const;
   // The job that stands for `queue` when it is compared with its siblings: a leaf queue's first
