@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,6 +41,34 @@ class FailedSearches {
   bool enabled_ = true;
   uint64_t state_version_ = 0;
   std::set<std::string> failed_;
+};
+
+// KAI's scheduling signatures (pkg/scheduler/actions/common/minimal_job_comparison.go,
+// MinimalJobRepresentatives; on by default, `--use-scheduling-signatures`): after a job's search
+// fails, a later job with the same scheduling constraints (node selector, affinity, tolerations,
+// priority class, host ports, per pending pod; not the requests) is searched for only if it is
+// easier: fewer pending pods than the failed one, or, pod by pod in ascending order of request,
+// one whose request is smaller in no resource larger and in one smaller. The failed job kept is
+// the one with the smallest footprint. Reclaim and preempt keep one per queue, consolidation one
+// for the action; a commit does not clear them (KAI's do not).
+class SmallestFailedJobs {
+ public:
+  explicit SmallestFailedJobs(const framework::Session& session) : session_(session) {}
+
+  // Whether `job` is to be searched for (KAI's IsEasierToSchedule).
+  bool Easier(core::Index job) const;
+  // After `job`'s search failed (KAI's UpdateRepresentative).
+  void Failed(core::Index job);
+
+ private:
+  struct Footprint {
+    std::vector<std::vector<int64_t>> requests;  // per pending pod, ascending
+  };
+  std::string SignatureOf(core::Index job) const;
+  Footprint FootprintOf(core::Index job) const;
+
+  const framework::Session& session_;
+  std::map<std::string, Footprint> failed_;  // by signature
 };
 
 }  // namespace quotient::actions

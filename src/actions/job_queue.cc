@@ -50,6 +50,8 @@ JobQueue::JobQueue(const framework::Session& session, const VirtuallyPending* vi
     : snapshot_(&session.snapshot()),
       virtual_pending_(virtual_pending),
       roots_(session.snapshot().RootQueues()),
+      candidates_(session.snapshot().queues.size(),
+                  std::set<core::Index, JobOrder>(JobOrder{this})),
       leaf_of_(session.snapshot().jobs.size(), core::kNone),
       entries_(session.snapshot().jobs.size()),
       top_(session.snapshot().queues.size(), core::kNone),
@@ -61,7 +63,7 @@ void JobQueue::Add(const framework::Session& session, core::Index job) {
   const core::Index queue = snapshot_->jobs[i].queue;
   leaf_of_[i] = queue;
   entries_[i] = Describe(session, job);
-  candidates_.try_emplace(queue, JobOrder{this}).first->second.insert(job);
+  candidates_[static_cast<size_t>(queue)].insert(job);
 }
 
 JobQueue::JobQueue(const framework::Session& session, int max_jobs_per_queue)
@@ -75,7 +77,7 @@ JobQueue::JobQueue(const framework::Session& session, int max_jobs_per_queue)
     Add(session, static_cast<core::Index>(i));
   }
   if (max_jobs_per_queue > 0) {
-    for (auto& [queue, jobs] : candidates_) {
+    for (auto& jobs : candidates_) {
       while (jobs.size() > static_cast<size_t>(max_jobs_per_queue))
         jobs.erase(std::prev(jobs.end()));
     }
@@ -83,25 +85,81 @@ JobQueue::JobQueue(const framework::Session& session, int max_jobs_per_queue)
 }
 
 JobQueue::JobQueue(const framework::Session& session, const std::vector<core::Index>& extra,
-                   const VirtuallyPending* virtual_pending)
+                   const VirtuallyPending* virtual_pending, RequestCache* requests)
     : JobQueue(session, virtual_pending) {
   const core::Snapshot& s = session.snapshot();
+  if (requests != nullptr) {
+    shared_requests_ = requests;
+    shared_requests_->resize(s.jobs.size());
+    own_request_.assign(s.jobs.size(), false);
+    for (core::Index job : extra) own_request_[static_cast<size_t>(job)] = true;
+  }
+  // The order of the jobs in `extra` is all a victim solver reads. A subtree without any of them
+  // can only change that order through the job that stands for a parent it is under when that
+  // parent is compared with its siblings; the top-level queues have none to compare with, and
+  // nor has a queue that is the only one of its level with such jobs. So, from the top, the
+  // subtrees without any are left out, level by level, while one queue alone has them (their
+  // pops would change no other queue's state; the choice above them is made afresh at every
+  // pop).
+  std::vector<char> relevant(s.queues.size(), 0);
+  for (core::Index job : extra) {
+    for (core::Index q = s.jobs[static_cast<size_t>(job)].queue; q != core::kNone;
+         q = session.shares()[q].parent) {
+      relevant[static_cast<size_t>(q)] = 1;
+    }
+  }
+  std::vector<char> left_out(s.queues.size(), 0);
+  for (const std::vector<core::Index>* level = &roots_;;) {
+    core::Index only = core::kNone;
+    size_t kept = 0;
+    for (core::Index q : *level) {
+      if (relevant[static_cast<size_t>(q)]) {
+        only = q;
+        ++kept;
+      } else {
+        left_out[static_cast<size_t>(q)] = 1;
+      }
+    }
+    if (kept != 1 || session.shares()[only].children.empty()) break;
+    level = &session.shares()[only].children;
+  }
+  const auto under_left_out = [&](core::Index queue) {
+    for (core::Index q = queue; q != core::kNone; q = session.shares()[q].parent) {
+      if (left_out[static_cast<size_t>(q)]) return true;
+    }
+    return false;
+  };
   const auto add = [&](core::Index index) {
     const core::Job& job = s.jobs[static_cast<size_t>(index)];
     if (job.queue == core::kNone || !job.problems.empty()) return;
+    if (under_left_out(job.queue)) return;
     if (!session.shares()[job.queue].usable || leaf_of_[static_cast<size_t>(index)] != core::kNone)
       return;
     Add(session, index);
   };
   for (size_t i = 0; i < s.jobs.size(); ++i) {
-    if (HasPendingTask(session, s.jobs[i])) add(static_cast<core::Index>(i));
+    const core::Job& job = s.jobs[i];
+    if (job.queue == core::kNone || under_left_out(job.queue)) continue;
+    if (HasPendingTask(session, job)) add(static_cast<core::Index>(i));
   }
   for (core::Index job : extra) add(job);
+  left_out_ = std::move(left_out);
 }
 
 JobQueue::Entry JobQueue::Describe(const framework::Session& session, core::Index job) const {
-  return {RequestOf(session, SelectTasks(session, session.job(job), virtual_pending_).pods),
-          ElasticState(session, session.job(job))};
+  return {std::nullopt, ElasticState(session, session.job(job))};
+}
+
+const core::ShareVector& JobQueue::RequestOfJob(const framework::Session& session,
+                                                core::Index job) const {
+  const size_t i = static_cast<size_t>(job);
+  std::optional<core::ShareVector>& request = shared_requests_ != nullptr && !own_request_[i]
+                                                  ? (*shared_requests_)[i]
+                                                  : entries_[i].request;
+  if (!request) {
+    request = RequestOf(session, SelectTasks(session, session.job(job), virtual_pending_).pods);
+  }
+  return *request;
 }
 
 void JobQueue::MarkPath(const framework::Session& session, core::Index queue) {
@@ -130,11 +188,13 @@ bool JobQueue::JobBefore(core::Index a, core::Index b) const {
 std::optional<core::Index> JobQueue::Representative(const framework::Session& session,
                                                     core::Index queue) const {
   const fairshare::QueueShare& q = session.shares()[queue];
-  if (!q.usable) return std::nullopt;
+  if (!q.usable || (!left_out_.empty() && left_out_[static_cast<size_t>(queue)])) {
+    return std::nullopt;
+  }
   if (q.children.empty()) {
-    auto it = candidates_.find(queue);
-    if (it == candidates_.end() || it->second.empty()) return std::nullopt;
-    return *it->second.begin();
+    const auto& jobs = candidates_[static_cast<size_t>(queue)];
+    if (jobs.empty()) return std::nullopt;
+    return *jobs.begin();
   }
   core::Index& top = top_[static_cast<size_t>(queue)];
   if (top != core::kNone) {
@@ -152,8 +212,7 @@ const fairshare::QueueOrderKey& JobQueue::KeyOf(const framework::Session& sessio
   if (!cached.valid || cached.job != job ||
       session.shares().ChangedAt(queue) > cached.shares_version) {
     cached = {true, session.shares().version(), job,
-              fairshare::OrderKeyOf(session.shares(),
-                                    {queue, entries_[static_cast<size_t>(job)].request, {}})};
+              fairshare::OrderKeyOf(session.shares(), {queue, RequestOfJob(session, job), {}})};
   }
   return cached.key;
 }
@@ -193,7 +252,7 @@ std::optional<core::Index> JobQueue::Pop(const framework::Session& session) {
     children = &q.children;
   }
   const core::Index leaf = *top;
-  auto& jobs = candidates_.at(leaf);
+  auto& jobs = candidates_[static_cast<size_t>(leaf)];
   const core::Index job = *jobs.begin();
   jobs.erase(jobs.begin());
   MarkPath(session, leaf);

@@ -26,6 +26,10 @@
 
 namespace quotient::actions {
 
+// The requests of jobs that a victim solver's tries leave alone (every job but the preemptor and
+// the victims), kept across the tries of one search: by job, worked out when first needed.
+using RequestCache = std::vector<std::optional<core::ShareVector>>;
+
 class JobQueue {
  public:
   // `max_jobs_per_queue` 0 = no limit (KAI's queueDepthPerAction).
@@ -33,9 +37,10 @@ class JobQueue {
   // The order of a victim solver's virtual allocation (KAI's common.GetJobsToAllocate): every
   // job with a Pending pod in a usable queue, plus `extra` (the preemptor and the victim jobs),
   // with no readiness or depth filter; `virtual_pending` (the scenario's evicted pods) count as
-  // pending for their jobs, in the order and in the tasks each job would place.
+  // pending for their jobs, in the order and in the tasks each job would place. `requests`
+  // (optional) keeps the requests of the jobs not in `extra` for the next try.
   JobQueue(const framework::Session& session, const std::vector<core::Index>& extra,
-           const VirtuallyPending* virtual_pending);
+           const VirtuallyPending* virtual_pending, RequestCache* requests = nullptr);
   JobQueue(const JobQueue&) = delete;  // the job order refers to its owner
   JobQueue& operator=(const JobQueue&) = delete;
 
@@ -49,8 +54,10 @@ class JobQueue {
   // What ordering needs to know about a job, cached because only the popped job changes while
   // an allocate action runs; Push refreshes it.
   struct Entry {
-    core::ShareVector request;  // of the tasks it would place now
-    int elastic_state = 0;      // 0 below its gang minimum, 1 at it, 2 above
+    // Of the tasks it would place now; worked out when the job first stands for its queue (most
+    // jobs of a victim solver's order never do).
+    mutable std::optional<core::ShareVector> request;
+    int elastic_state = 0;  // 0 below its gang minimum, 1 at it, 2 above
   };
   // Orders one leaf queue's jobs by JobBefore.
   struct JobOrder {
@@ -71,6 +78,7 @@ class JobQueue {
   // Files `job` under its queue with its order keys worked out now.
   void Add(const framework::Session& session, core::Index job);
   Entry Describe(const framework::Session& session, core::Index job) const;
+  const core::ShareVector& RequestOfJob(const framework::Session& session, core::Index job) const;
   bool JobBefore(core::Index a, core::Index b) const;
   // The job that stands for `queue` when it is compared with its siblings: a leaf queue's first
   // job; for a parent, its top child's (KAI's getBestJobFromNode, which follows each heap's top
@@ -89,9 +97,12 @@ class JobQueue {
   const core::Snapshot* snapshot_;
   const VirtuallyPending* virtual_pending_ = nullptr;
   std::vector<core::Index> roots_;
-  std::map<core::Index, std::set<core::Index, JobOrder>> candidates_;  // leaf queue -> jobs
-  std::vector<core::Index> leaf_of_;                                   // by job
-  std::vector<Entry> entries_;                                         // by job
+  RequestCache* shared_requests_ = nullptr;  // for the jobs not in `own_request_`
+  std::vector<bool> own_request_;            // by job: its request is this queue's own
+  std::vector<std::set<core::Index, JobOrder>> candidates_;  // by leaf queue
+  std::vector<char> left_out_;        // by queue (victim order only): subtrees not filed, see there
+  std::vector<core::Index> leaf_of_;  // by job
+  std::vector<Entry> entries_;        // by job
   // KAI's heaps of queues, re-sorted lazily (job_order_by_queue.go): each parent keeps the child
   // at its top (`top_`, kNone = not chosen yet; `root_top_` for the top-level queues) until that
   // child is marked (a job was popped or pushed below it: KAI's needsReorder) and the next Pop

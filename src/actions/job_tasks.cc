@@ -6,15 +6,12 @@
 #include "core/time_text.h"
 
 namespace quotient::actions {
-namespace {
 
 bool IsActiveAllocated(core::PodStatus s) {
   return s == core::PodStatus::kAllocated || s == core::PodStatus::kPipelined ||
          s == core::PodStatus::kBinding || s == core::PodStatus::kBound ||
          s == core::PodStatus::kRunning;
 }
-
-}  // namespace
 
 bool TaskBefore(const core::Pod& a, const core::Pod& b) {
   if (a.leader_task != b.leader_task) return a.leader_task;
@@ -106,6 +103,11 @@ TasksToAllocate SelectTasks(const framework::Session& session, const core::Job& 
     if (leaf.allocated >= leaf.group->min_member) continue;
     const int32_t missing = leaf.group->min_member - leaf.allocated;
     std::vector<Index> pending = PendingTasks(session, *leaf.group, virtual_pending);
+    if (static_cast<int32_t>(pending.size()) < missing && virtual_pending != nullptr) {
+      out.pods.insert(out.pods.end(), pending.begin(), pending.end());
+      out.required += static_cast<int32_t>(pending.size());
+      continue;
+    }
     if (static_cast<int32_t>(pending.size()) < missing) {
       out.shortfall = "subgroup " + leaf.group->name + " needs " + std::to_string(missing) +
                       " more pods but only " + std::to_string(pending.size()) + " are pending";
@@ -153,6 +155,37 @@ bool WithinPreemptionDelay(framework::Session& session, Index job_index) {
     session.AddJobReason(job_index, reason);
   }
   return true;
+}
+
+LargestNodes::LargestNodes(const framework::Session& session) {
+  for (const core::Node& node : session.snapshot().nodes) {
+    auto [it, added] = by_pool_.try_emplace(node.node_pool, node.allocatable);
+    if (!added) it->second = core::ResourceVector::Max(it->second, node.allocatable);
+  }
+}
+
+Index LargestNodes::FirstPodLargerThanEveryNode(const framework::Session& session,
+                                                const core::Job& job,
+                                                const std::vector<Index>& pods) const {
+  static const core::ResourceVector kNoNode;
+  const auto it = by_pool_.find(job.node_pool);
+  const core::ResourceVector& largest = it == by_pool_.end() ? kNoNode : it->second;
+  for (Index p : pods) {
+    const core::Pod& pod = session.pod(p);
+    // KAI's GPU component: whole devices, or the fraction's portion times its devices (a
+    // gpu-memory pod asks for none here).
+    core::Quantity gpus = pod.request.gpu_milli;
+    if (pod.gpu.kind == core::GpuSharing::Kind::kFraction) {
+      gpus = pod.gpu.portion_milli.Times(pod.gpu.num_devices);
+    }
+    bool larger = gpus > largest.gpu_milli || pod.request.cpu_milli > largest.cpu_milli ||
+                  pod.request.memory_bytes > largest.memory_bytes;
+    for (const auto& [name, amount] : pod.request.scalars()) {
+      larger = larger || (amount > core::Quantity::Zero() && largest.Scalar(name) < amount);
+    }
+    if (larger) return p;
+  }
+  return core::kNone;
 }
 
 }  // namespace quotient::actions

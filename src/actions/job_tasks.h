@@ -8,7 +8,9 @@
 // first (labelled before unlabelled), older first, then by name.
 #pragma once
 
+#include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "framework/session.h"
@@ -25,6 +27,9 @@ bool IsGangSatisfied(const framework::Session& session, const core::Job& job);
 
 // The pods the gang needs: the sum of its leaf subgroups' minimums.
 int32_t GangMinimum(const core::Job& job);
+
+// KAI's IsActiveAllocatedStatus: Allocated, Pipelined, Binding, Bound or Running.
+bool IsActiveAllocated(core::PodStatus s);
 
 // Pods a victim solver evicted in the statement it is trying (KAI's virtual Releasing status,
 // PodInfo.ShouldAllocate with isRealAllocation false): while it places the preemptor and the
@@ -46,6 +51,12 @@ struct TasksToAllocate {
   std::string shortfall;    // when a subgroup lacks pending pods to reach its minimum
 };
 
+// What allocate would place of the job now (KAI's GetTasksToAllocate): a subgroup below its
+// minimum gives the pods it is missing, else one pod of elastic growth. With `virtual_pending`
+// (a victim solver's virtual allocation, KAI's isRealAllocation false) a subgroup with fewer
+// pending pods than it is missing gives those it has (KAI's getTasksFromQueue takes what the
+// queue holds); otherwise such a job gives none, with `shortfall` saying why (allocate only
+// reaches ready jobs).
 TasksToAllocate SelectTasks(const framework::Session& session, const core::Job& job,
                             const VirtuallyPending* virtual_pending = nullptr);
 
@@ -61,6 +72,24 @@ std::optional<core::Time> PreemptionDelayEnd(const core::Job& job);
 // "PreemptionDelayNotElapsed: Workload is within its preemption delay window (10m0s) and may not
 // trigger evictions before 2026-03-01T12:10:00Z" (KAI's wording).
 bool WithinPreemptionDelay(framework::Session& session, Index job);
+
+// KAI's victim-invariant pre-predicate (MaxNodePoolResources in
+// pkg/scheduler/k8s_internal/predicates/max_node_resources.go, run by reclaim, preempt and
+// consolidation through VictimInvariantPrePredicateFailureForTasks): a pod asking for more GPUs
+// (whole devices, or a fraction times its devices), CPU, memory or another resource than the
+// largest allocatable of any node of its pool can never be placed, whatever is evicted. Those
+// actions pass such a job over without a search and without remembering it as a failed search,
+// so jobs like it are still searched for.
+class LargestNodes {
+ public:
+  explicit LargestNodes(const framework::Session& session);
+  // The first pod of `pods` no node of the job's pool could hold: kNone if none.
+  Index FirstPodLargerThanEveryNode(const framework::Session& session, const core::Job& job,
+                                    const std::vector<Index>& pods) const;
+
+ private:
+  std::map<std::string, core::ResourceVector, std::less<>> by_pool_;  // component-wise max
+};
 
 // Task order: true when `a` goes before `b`.
 bool TaskBefore(const core::Pod& a, const core::Pod& b);

@@ -35,6 +35,15 @@ std::string PodShape(const framework::Session& session, core::Index pod_index) {
   add_number(pod.gpu.num_devices);
   add_number(pod.gpu.mig_gpu_units_milli.value());
   add_number(pod.gpu.legacy_mig ? 1 : 0);
+  AppendNodeConstraints(pod, s);
+  return s;
+}
+
+void AppendNodeConstraints(const core::Pod& pod, std::string& s) {
+  const auto add = [&s](std::string_view text) {
+    s += '\x1f';
+    s += text;
+  };
   for (const core::Toleration& t : pod.tolerations) {
     add("t");
     for (const std::string* f : {&t.key, &t.op, &t.value, &t.effect}) add(*f);
@@ -56,7 +65,6 @@ std::string PodShape(const framework::Session& session, core::Index pod_index) {
       }
     }
   }
-  return s;
 }
 
 }  // namespace quotient::actions

@@ -14,4 +14,8 @@ namespace quotient::actions {
 // in the cluster with anti-affinity (which makes the pod's labels matter).
 std::string PodShape(const framework::Session& session, core::Index pod);
 
+// Appends the pod's tolerations, node selector and required node affinity terms to `s`, each
+// field after a '\x1f' (a character that cannot occur in names, labels or numbers).
+void AppendNodeConstraints(const core::Pod& pod, std::string& s);
+
 }  // namespace quotient::actions

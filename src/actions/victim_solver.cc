@@ -78,12 +78,19 @@ class Attempt {
     }
     std::vector<Index> jobs(victim_jobs.begin(), victim_jobs.end());
     jobs.push_back(spec_.preemptor);
-    JobQueue order(session_, jobs, &evicted);
-    while (std::optional<Index> job = order.Pop(session_)) {
+    JobQueue order(session_, jobs, &evicted, &requests_);
+    // The other jobs are passed over (KAI pops them and does nothing), so the order ends with
+    // the last of these.
+    size_t left = jobs.size();
+    while (left > 0) {
+      const std::optional<Index> job = order.Pop(session_);
+      if (!job) break;
       if (*job == spec_.preemptor) {
+        --left;
         if (!PlacePreemptor(statement)) return false;
         placed_ = true;
       } else if (victim_jobs.count(*job)) {
+        --left;
         PlaceVictimJob(statement, *job, evicted, home, feasible_ ? &nodes : nullptr);
       }
     }
@@ -216,6 +223,7 @@ class Attempt {
     return out;
   }
 
+  RequestCache requests_;  // the other jobs' requests, the same in every try
   const VictimUnit* unmovable_ = nullptr;
   bool placed_ = false;  // the last run placed the preemptor (a failure was the rule's)
   framework::Session& session_;

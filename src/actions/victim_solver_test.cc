@@ -68,6 +68,41 @@ TEST_F(VictimSolver, DropsVictimsThePreemptorDoesNotNeed) {
   EXPECT_EQ(d.back(), "pipeline ns/a-0 n3");
 }
 
+// KAI's scheduling signatures (minimal_job_comparison.go): after `big` (4 GPUs: queue a may
+// reclaim them, but b-0 is non-preemptible, so only b-1's GPU and the 2 free ones can be had)
+// fails to reclaim, a later job of its queue with the same constraints is searched for only if
+// it is easier: smaller in one resource of its pod and larger in none. `small` asks for 1 GPU
+// and would be pipelined (b-1 is evicted, placed back and unevicted: no victim); with 250m CPU
+// more than `big` asks for, it is not easier and is passed over. The KAI oracle decides both
+// cases the same way on this cluster written as objects.
+class SchedulingSignatures : public VictimSolver {
+ protected:
+  std::vector<std::string> Reclaim(const char* small_cpu) {
+    objects_.nodes = {MakeNode("n1").Gpus(4)};
+    objects_.queues = {MakeQueue("a").Gpu(8, -1, 1), MakeQueue("b").Gpu(0, -1, 1)};
+    objects_.priority_classes = {testing::PriorityClass("build", 100)};
+    objects_.pod_groups = {MakeGroup("ns", "b0").Queue("b").MinMember(1).PriorityClass("build"),
+                           MakeGroup("ns", "b1").Queue("b").MinMember(1),
+                           MakeGroup("ns", "big").Queue("a").MinMember(1),
+                           MakeGroup("ns", "small").Queue("a").MinMember(1)};
+    objects_.pods = {MakePod("ns", "b0-0").Group("b0").Gpus(1).RunningOn("n1").Created(1),
+                     MakePod("ns", "b1-0").Group("b1").Gpus(1).RunningOn("n1").Created(2),
+                     MakePod("ns", "big-0").Group("big").Gpus(4).Created(10)};
+    MakePod small = MakePod("ns", "small-0").Group("small").Gpus(1).Created(20);
+    if (small_cpu != nullptr) small.Cpu(small_cpu);
+    objects_.pods.push_back(small);
+    return Run(ReclaimAction());
+  }
+};
+
+TEST_F(SchedulingSignatures, AJobNotEasierThanOneThatFailedIsPassedOver) {
+  EXPECT_TRUE(Reclaim("250m").empty());
+}
+
+TEST_F(SchedulingSignatures, AJobEasierThanOneThatFailedIsSearchedFor) {
+  EXPECT_EQ(Reclaim(nullptr), std::vector<std::string>{"pipeline ns/small-0 n1"});
+}
+
 TEST_F(VictimSolver, AnElasticVictimIsNeverLeftBelowItsMinimum) {
   // One 4-GPU node; an elastic job (minMember 2, four 1-GPU pods); a 75-priority preemptor asks
   // for 3 GPUs. Surplus pods go first (elastic-3, elastic-2); the third GPU needs the core unit

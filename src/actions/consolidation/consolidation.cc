@@ -1,5 +1,6 @@
 #include "actions/consolidation/consolidation.h"
 
+#include "actions/failed_searches.h"
 #include "actions/job_queue.h"
 #include "actions/job_tasks.h"
 #include "actions/victim_order.h"
@@ -23,16 +24,21 @@ bool AnySpread(const framework::SchedulerConfig& config) {
 }
 
 void ConsolidateFor(framework::Session& session, Placer& placer, VictimPool& pool,
-                    Index job_index) {
+                    SmallestFailedJobs& smallest, const LargestNodes& largest, Index job_index) {
   const core::Job& job = session.job(job_index);
   if (!job.preemptible || IsGangSatisfied(session, job)) return;
+  if (!smallest.Easier(job_index)) return;
   const TasksToAllocate tasks = SelectTasks(session, job);
   if (tasks.pods.empty()) return;
+  if (largest.FirstPodLargerThanEveryNode(session, job, tasks.pods) != core::kNone) return;
   // KAI's IsEnoughGPUsAllocatableForJob (consolidation.go, attemptToConsolidateForPreemptor):
   // idle and releasing GPUs must cover the job's, or moving pods cannot make room. A job without
   // GPUs passes: moving pods can make room for its CPU and memory.
   const int64_t need = RequestOf(session, tasks.pods)[core::ShareResource::kGpu].value();
-  if (solver::FreeRoom(session).gpu_milli < need) return;
+  if (solver::FreeRoom(session).gpu_milli < need) {
+    smallest.Failed(job_index);
+    return;
+  }
   SolverSpec spec;
   spec.action = "consolidation";
   spec.preemptor = job_index;
@@ -50,7 +56,11 @@ void ConsolidateFor(framework::Session& session, Placer& placer, VictimPool& poo
   };
   spec.eviction_reason = message;
   spec.move_reason = message;
-  if (SolveAndCommit(session, placer, spec)) pool.Invalidate();
+  if (SolveAndCommit(session, placer, spec)) {
+    pool.Invalidate();
+  } else {
+    smallest.Failed(job_index);
+  }
 }
 
 }  // namespace
@@ -66,7 +76,11 @@ void ConsolidationAction::Execute(framework::Session& session) {
   if (!job) return;
   Placer placer(session);
   VictimPool pool(session);
-  for (; job; job = queue.Pop(session)) ConsolidateFor(session, placer, pool, *job);
+  SmallestFailedJobs smallest(session);
+  const LargestNodes largest(session);
+  for (; job; job = queue.Pop(session)) {
+    ConsolidateFor(session, placer, pool, smallest, largest, *job);
+  }
 }
 
 }  // namespace quotient::actions

@@ -1,5 +1,7 @@
 #include "actions/preempt/preempt.h"
 
+#include <map>
+
 #include "actions/failed_searches.h"
 #include "actions/job_queue.h"
 #include "actions/job_tasks.h"
@@ -15,19 +17,27 @@ namespace {
 using core::Index;
 
 void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool,
-                FailedSearches& failed, Index job_index) {
+                FailedSearches& failed, std::map<Index, SmallestFailedJobs>& smallest_failed,
+                const LargestNodes& largest, Index job_index) {
   const core::Job& job = session.job(job_index);
   if (WithinPreemptionDelay(session, job_index)) return;
+  SmallestFailedJobs& smallest = smallest_failed.try_emplace(job.queue, session).first->second;
+  if (!smallest.Easier(job_index)) return;
   // Elastic growth preempts too (KAI preempts for every pending job): SelectTasks gives one pod.
   const TasksToAllocate tasks = SelectTasks(session, job);
   if (tasks.pods.empty()) return;
+  if (largest.FirstPodLargerThanEveryNode(session, job, tasks.pods) != core::kNone) return;
   if (!fairshare::CheckNonPreemptibleOverQuota(session.shares(), job.queue,
                                                RequestOf(session, tasks.pods), job.preemptible)
            .fits) {
+    smallest.Failed(job_index);
     return;
   }
   std::string search = failed.KeyOf(job_index, tasks.pods);
-  if (failed.KnownToFail(search)) return;
+  if (failed.KnownToFail(search)) {
+    smallest.Failed(job_index);
+    return;
+  }
   SolverSpec spec;
   spec.action = "preempt";
   spec.preemptor = job_index;
@@ -51,6 +61,7 @@ void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool,
     pool.Invalidate();
   } else {
     failed.RecordFailure(std::move(search));
+    smallest.Failed(job_index);
   }
 }
 
@@ -64,7 +75,11 @@ void PreemptAction::Execute(framework::Session& session) {
   Placer placer(session);
   VictimPool pool(session);
   FailedSearches failed(session);
-  for (; job; job = queue.Pop(session)) PreemptFor(session, placer, pool, failed, *job);
+  std::map<Index, SmallestFailedJobs> smallest_failed;  // by queue
+  const LargestNodes largest(session);
+  for (; job; job = queue.Pop(session)) {
+    PreemptFor(session, placer, pool, failed, smallest_failed, largest, *job);
+  }
 }
 
 }  // namespace quotient::actions

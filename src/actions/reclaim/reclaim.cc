@@ -1,5 +1,7 @@
 #include "actions/reclaim/reclaim.h"
 
+#include <map>
+
 #include "actions/failed_searches.h"
 #include "actions/job_queue.h"
 #include "actions/job_tasks.h"
@@ -59,8 +61,9 @@ class SharesBetweenSearches {
 };
 
 void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
-                SharesBetweenSearches& shares, FailedSearches& failed, Index job_index,
-                int64_t multiplier) {
+                SharesBetweenSearches& shares, FailedSearches& failed,
+                std::map<Index, SmallestFailedJobs>& smallest_failed, const LargestNodes& largest,
+                Index job_index, int64_t multiplier) {
   const core::Job& job = session.job(job_index);
   if (WithinPreemptionDelay(session, job_index)) return;
   // An elastic job at its minimum reclaims for its next pod, as KAI's reclaim does for every
@@ -70,8 +73,14 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
   const fairshare::ReclaimerInfo reclaimer{job.queue, RequestOf(session, tasks.pods),
                                            job.preemptible};
   if (!fairshare::CanReclaimResources(session.shares(), reclaimer)) return;
+  SmallestFailedJobs& smallest = smallest_failed.try_emplace(job.queue, session).first->second;
+  if (!smallest.Easier(job_index)) return;
+  if (largest.FirstPodLargerThanEveryNode(session, job, tasks.pods) != core::kNone) return;
   std::string search = failed.KeyOf(job_index, tasks.pods);
-  if (failed.KnownToFail(search)) return;
+  if (failed.KnownToFail(search)) {
+    smallest.Failed(job_index);
+    return;
+  }
 
   SolverSpec spec;
   spec.action = "reclaim";
@@ -127,6 +136,7 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
     shares.Invalidate();
   } else {
     failed.RecordFailure(std::move(search));
+    smallest.Failed(job_index);
   }
 }
 
@@ -141,9 +151,11 @@ void ReclaimAction::Execute(framework::Session& session) {
   VictimPool pool(session);
   SharesBetweenSearches shares(session);
   FailedSearches failed(session);
+  std::map<Index, SmallestFailedJobs> smallest_failed;  // by queue
+  const LargestNodes largest(session);
   const int64_t multiplier = Multiplier(session.config());
   for (; job; job = queue.Pop(session)) {
-    ReclaimFor(session, placer, pool, shares, failed, *job, multiplier);
+    ReclaimFor(session, placer, pool, shares, failed, smallest_failed, largest, *job, multiplier);
   }
 }
 

@@ -12,7 +12,8 @@ namespace {
 using core::Index;
 using core::PodStatus;
 
-bool IsActiveAllocated(PodStatus s) {
+// Allocated, Binding, Bound or Running (not Pipelined).
+bool IsAllocatedHere(PodStatus s) {
   return s == PodStatus::kAllocated || s == PodStatus::kBinding || s == PodStatus::kBound ||
          s == PodStatus::kRunning;
 }
@@ -56,7 +57,7 @@ void StaleGangEvictionAction::Execute(framework::Session& session) {
     if (grace.count() < 0 || now < since + grace) continue;
     framework::Statement statement(session, "stalegangeviction");
     for (Index pod : job.pods) {
-      if (!IsActiveAllocated(session.state().pod(pod).status)) continue;
+      if (!IsAllocatedHere(session.state().pod(pod).status)) continue;
       statement.Evict(pod, "Workload doesn't meet the minimum required number of pods (" +
                                std::to_string(GangMinimum(job)) +
                                "), evicting remaining pod: " + session.pod(pod).key);
