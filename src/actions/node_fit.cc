@@ -70,7 +70,9 @@ std::optional<SharedCandidate> SharedCandidateAt(const framework::NodeState& sta
   // KAI then counts the device as a releasing whole GPU) can take a new group once it is free.
   const bool freeing = !fresh && dev.used_milli.is_zero();
   if (!existing && !fresh && !freeing) return std::nullopt;
-  const bool fits_now = portion <= dev.free_milli();
+  // Such a device is a releasing whole GPU: a new group there waits for it (KAI's
+  // findGpuForSharingOnNode charges a new group a whole idle GPU, and the node has none here).
+  const bool fits_now = !freeing && portion <= dev.free_milli();
   const bool fits_later = portion <= dev.free_milli() + dev.releasing_milli;
   if (!fits_later) return std::nullopt;
   const int64_t used = existing ? dev.used_milli.value() + dev.releasing_milli.value() : 0;
@@ -78,8 +80,15 @@ std::optional<SharedCandidate> SharedCandidateAt(const framework::NodeState& sta
                          pack ? used : framework::kWholeGpuMilli - used};
 }
 
-// The candidate a one-device pod takes: the first of the highest score (what the stable sort
-// below puts first), found without building the list.
+// Higher score first; at equal scores a device the pod can have now before one it must wait
+// for (a new group goes to an idle whole GPU before a releasing one, as KAI's does).
+bool BetterShared(const SharedCandidate& a, const SharedCandidate& b) {
+  if (a.score != b.score) return a.score > b.score;
+  return !a.needs_releasing && b.needs_releasing;
+}
+
+// The candidate a one-device pod takes: the first of the best (what the stable sort below puts
+// first), found without building the list.
 DeviceChoice ChooseOneSharedDevice(const framework::NodeState& state, Quantity portion, bool pack) {
   DeviceChoice c;
   std::optional<SharedCandidate> pick;
@@ -87,7 +96,7 @@ DeviceChoice ChooseOneSharedDevice(const framework::NodeState& state, Quantity p
     std::optional<SharedCandidate> candidate = SharedCandidateAt(state, d, portion, pack);
     if (!candidate) continue;
     c.fits_existing_shared = c.fits_existing_shared || candidate->existing;
-    if (!pick || candidate->score > pick->score) pick = candidate;
+    if (!pick || BetterShared(*candidate, *pick)) pick = candidate;
   }
   if (!pick) return c;
   c.possible = true;
@@ -112,9 +121,7 @@ DeviceChoice ChooseSharedDevices(const framework::NodeState& state, const std::s
     c.fits_existing_shared = c.fits_existing_shared || candidate->existing;
   }
   if (static_cast<int64_t>(candidates.size()) < count) return c;
-  std::stable_sort(
-      candidates.begin(), candidates.end(),
-      [](const SharedCandidate& a, const SharedCandidate& b) { return a.score > b.score; });
+  std::stable_sort(candidates.begin(), candidates.end(), BetterShared);
   c.possible = true;
   c.idle = true;
   std::vector<DeviceState> named;  // copied on first use so a pod's new groups get distinct names

@@ -60,6 +60,22 @@ TEST(KnownDifferencesTest, CodePredicateKeyedById) {
   EXPECT_FALSE(known.Recognise(c, {"bind-set", "allocate", 0, ""}).has_value());
 }
 
+// docs/kai-differences.md, "Consolidation is off under a spread placement strategy": a first
+// divergence in consolidation of a case with spread placement is that difference; one of
+// another action, or of a case without spread, is not.
+TEST(KnownDifferencesTest, ConsolidationUnderSpreadIsTheDocumentedDifference) {
+  const KnownDifferences known = KnownDifferences::Load(KAI_DIFF_KNOWN_DIFFERENCES);
+  Case c;
+  c.tags = {"consolidation", "spread"};  // sorted, as the generator writes them
+  EXPECT_EQ(known.Recognise(c, {"eviction-set", "consolidation", 0, ""}),
+            "consolidation-off-under-spread");
+  EXPECT_EQ(known.Recognise(c, {"pipeline-set", "consolidation", 0, ""}),
+            "consolidation-off-under-spread");
+  EXPECT_FALSE(known.Recognise(c, {"eviction-set", "reclaim", 0, ""}).has_value());
+  c.tags = {"consolidation"};
+  EXPECT_FALSE(known.Recognise(c, {"eviction-set", "consolidation", 0, ""}).has_value());
+}
+
 // The rule of docs/kai-differences.md, "Pods placed earlier in the same cycle are never victims":
 // KAI evicting in consolidation a pod its allocate bound the same cycle is that difference; an
 // eviction of a pod that was running when the cycle opened, or one Quotient made too, is not.
