@@ -65,7 +65,7 @@ bool EasierThan(const std::vector<std::vector<int64_t>>& job,
                 const std::vector<std::vector<int64_t>>& failed) {
   if (job.empty() || failed.empty()) return false;
   if (failed.size() > job.size()) return true;
-  for (size_t i = 0; i < job.size() && i < failed.size(); ++i) {
+  for (size_t i = 0; i < failed.size(); ++i) {
     if (LessEqual(job[i], failed[i])) {
       if (LessEqual(failed[i], job[i])) continue;  // equal
       return true;
@@ -128,12 +128,8 @@ std::string SmallestFailedJobs::SignatureOf(core::Index job_index) const {
 
 SmallestFailedJobs::Footprint SmallestFailedJobs::FootprintOf(core::Index job_index) const {
   Footprint f;
-  std::vector<core::Index> pending;
   for (core::Index p : session_.job(job_index).pods) {
     if (session_.state().pod(p).status != core::PodStatus::kPending) continue;
-    pending.push_back(p);
-  }
-  for (core::Index p : pending) {
     std::vector<int64_t> r;
     const core::ResourceVector& req = session_.pod(p).request;
     r.push_back(session_.QuotaOf(p, core::kNone)[core::ShareResource::kGpu].value());
@@ -147,6 +143,7 @@ SmallestFailedJobs::Footprint SmallestFailedJobs::FootprintOf(core::Index job_in
 }
 
 bool SmallestFailedJobs::Easier(core::Index job) const {
+  if (failed_.empty()) return true;  // nothing failed yet: no signature to work out
   auto it = failed_.find(SignatureOf(job));
   if (it == failed_.end()) return true;
   return EasierThan(FootprintOf(job).requests, it->second.requests);
