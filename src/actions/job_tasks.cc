@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/int128.h"
+#include "core/accounting.h"
 #include "core/time_text.h"
 
 namespace quotient::actions {
@@ -131,6 +132,13 @@ TasksToAllocate SelectTasks(const framework::Session& session, const core::Job& 
 core::ShareVector RequestOf(const framework::Session& session, const std::vector<Index>& pods) {
   core::ShareVector sum;
   for (Index i : pods) sum += session.QuotaOf(i, core::kNone);
+  return sum;
+}
+
+core::ShareVector CapacityCheckRequestOf(const framework::Session& session,
+                                         const std::vector<Index>& pods) {
+  core::ShareVector sum;
+  for (Index i : pods) sum += core::CapacityCheckQuotaOf(session.pod(i), session.snapshot());
   return sum;
 }
 

@@ -60,8 +60,12 @@ struct TasksToAllocate {
 TasksToAllocate SelectTasks(const framework::Session& session, const core::Job& job,
                             const VirtuallyPending* virtual_pending = nullptr);
 
-// The job's request for queue ordering and capacity checks: the sum over `pods`.
+// The job's request for queue ordering and reclaimer checks: the sum over `pods`.
 core::ShareVector RequestOf(const framework::Session& session, const std::vector<Index>& pods);
+// The same sum as the queue capacity checks (over limit, non-preemptible over quota) see it:
+// a gpu-memory pod sized by the largest GPU memory (core::CapacityCheckQuotaOf).
+core::ShareVector CapacityCheckRequestOf(const framework::Session& session,
+                                         const std::vector<Index>& pods);
 
 // KAI's preemption delay (spec.preemptionDelay): the time before which the job may not evict
 // others, counted from the later of its creation and its own last eviction; nullopt for none.

@@ -135,7 +135,8 @@ class Attempt {
   bool PlacePreemptor(framework::Statement& statement) {
     const core::Job& job = session_.job(spec_.preemptor);
     if (!fairshare::CheckJobOverQueueCapacity(session_.shares(), job.queue,
-                                              RequestOf(session_, spec_.tasks), job.preemptible)
+                                              CapacityCheckRequestOf(session_, spec_.tasks),
+                                              job.preemptible)
              .fits) {
       return false;
     }
@@ -164,7 +165,8 @@ class Attempt {
     const TasksToAllocate tasks = SelectTasks(session_, job, &evicted);
     if (tasks.pods.empty()) return;
     if (!fairshare::CheckJobOverQueueCapacity(session_.shares(), job.queue,
-                                              RequestOf(session_, tasks.pods), job.preemptible)
+                                              CapacityCheckRequestOf(session_, tasks.pods),
+                                              job.preemptible)
              .fits) {
       return;
     }
@@ -257,6 +259,11 @@ std::vector<const VictimUnit*> Prune(framework::Session& session, Attempt& attem
                                      const SolverSpec& spec,
                                      std::vector<const VictimUnit*> victims) {
   Scenario scratch;
+  // Reclaim and preempt may end with no victim left: a preemptor that fitted in the free room
+  // after all is pipelined and evicts nothing (KAI's search gets there only when placing its
+  // victims again puts each back where it was; it can instead move one, bin-packed beside the
+  // preemptor, for nothing). Consolidation exists to move pods and keeps at least one.
+  const size_t at_least = spec.all_victims_must_move ? 1 : 0;
   // 1. Drop, all at once, units with no pod on a node the preemptor uses.
   Footprint footprint = FootprintOf(session, attempt, spec, victims);
   std::vector<const VictimUnit*> on_used;
@@ -266,7 +273,8 @@ std::vector<const VictimUnit*> Prune(framework::Session& session, Attempt& attem
     });
     if (helps) on_used.push_back(unit);
   }
-  if (!on_used.empty() && on_used.size() < victims.size() && attempt.Works(on_used, scratch)) {
+  if (on_used.size() >= at_least && on_used.size() < victims.size() &&
+      attempt.Works(on_used, scratch)) {
     victims = std::move(on_used);
     footprint = FootprintOf(session, attempt, spec, victims);
   }
@@ -275,7 +283,8 @@ std::vector<const VictimUnit*> Prune(framework::Session& session, Attempt& attem
   // keeps pruning linear in the victims the preemptor really needs).
   constexpr size_t kMaxSingleDrops = 64;
   size_t tries = 0;
-  for (size_t k = victims.size(); k-- > 0 && victims.size() > 1 && tries < kMaxSingleDrops;) {
+  for (size_t k = victims.size();
+       k-- > 0 && victims.size() > at_least && tries < kMaxSingleDrops;) {
     bool spare = !footprint.leftover_gpu_milli.empty();
     for (Index pod : victims[k]->pods) {
       const Index node = session.state().pod(pod).node;

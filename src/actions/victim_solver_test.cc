@@ -68,6 +68,20 @@ TEST_F(VictimSolver, DropsVictimsThePreemptorDoesNotNeed) {
   EXPECT_EQ(d.back(), "pipeline ns/a-0 n3");
 }
 
+// Pruning may leave no victim in reclaim: queue b (GPU quota and limit 0) runs b-0 on one GPU of
+// n1's two; a's half-GPU reclaimer is placed on the free GPU in the scenario that takes b-0 (b-0
+// cannot be placed again under its limit and would stay evicted, as KAI leaves it), and the
+// scenario works without b-0, so nothing is evicted and a-0 is pipelined.
+TEST_F(VictimSolver, APreemptorThatFitsInFreeRoomKeepsNoVictim) {
+  objects_.nodes = {MakeNode("n1").Gpus(2)};
+  objects_.queues = {MakeQueue("a").Gpu(1, -1, 1), MakeQueue("b").Gpu(0, 0, 1)};
+  objects_.pods.push_back(MakePod("ns", "b-0").Queue("b").Gpus(1).RunningOn("n1").Created(1));
+  objects_.pod_groups = {MakeGroup("ns", "a-job").Queue("a").MinMember(1)};
+  objects_.pods.push_back(
+      MakePod("ns", "a-0").Group("a-job").Annotation("gpu-fraction", "0.5").Created(100));
+  EXPECT_EQ(Run(ReclaimAction()), std::vector<std::string>{"pipeline ns/a-0 n1"});
+}
+
 // KAI's scheduling signatures (minimal_job_comparison.go): after `big` (4 GPUs: queue a may
 // reclaim them, but b-0 is non-preemptible, so only b-1's GPU and the 2 free ones can be had)
 // fails to reclaim, a later job of its queue with the same constraints is searched for only if

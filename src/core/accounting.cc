@@ -1,11 +1,25 @@
 #include "core/accounting.h"
 
+#include <optional>
+
 #include "common/int128.h"
 
 namespace quotient::core {
 namespace {
 
-Quantity GpuQuota(const Pod& pod, const Node* node, const Snapshot& snapshot) {
+// A pending gpu-memory request as KAI's GpuMemoryAsGpuFraction: memory / divisor per device in
+// milli-GPU, to the nearest (KAI keeps the exact fraction), uncapped: a request larger than the
+// divisor counts more than a device, as in KAI. No divisor (no node labels its GPU memory):
+// no GPU, as KAI skips the conversion when MinNodeGPUMemoryMiB / MaxNodeGPUMemoryMiB is nil.
+Quantity PendingMemoryQuota(const GpuSharing& g, std::optional<int64_t> divisor) {
+  if (!divisor || *divisor <= 0) return Quantity::Zero();
+  const Int128 num = static_cast<Int128>(g.memory_mib.value()) * 1000;
+  const Int128 den = *divisor;
+  return Quantity(static_cast<int64_t>((2 * num + den) / (2 * den))).Times(g.num_devices);
+}
+
+Quantity GpuQuota(const Pod& pod, const Node* node, const Snapshot& snapshot,
+                  std::optional<int64_t> pending_divisor) {
   const GpuSharing& g = pod.gpu;
   switch (g.kind) {
     case GpuSharing::Kind::kNone:
@@ -14,35 +28,44 @@ Quantity GpuQuota(const Pod& pod, const Node* node, const Snapshot& snapshot) {
       return Quantity(1000).Times(g.whole_devices);
     case GpuSharing::Kind::kFraction:
       return g.portion_milli.Times(g.num_devices);
-    case GpuSharing::Kind::kMemory: {
+    case GpuSharing::Kind::kMemory:
       if (node != nullptr && node->gpu_memory_mib) {
-        return Min(Quantity(1000), MemoryToPortionMilli(g.memory_mib, *node->gpu_memory_mib))
-            .Times(g.num_devices);
+        // Not capped at a device either (KAI's getGpuMemoryFractionalOnNode): a pod asking for
+        // a 40960 MiB GPU's whole label counts 1.01, the label floored to 40900 as KAI reads it.
+        return MemoryToPortionMilli(g.memory_mib, *node->gpu_memory_mib).Times(g.num_devices);
       }
-      // KAI's GpuMemoryAsGpuFraction with the smallest labelled GPU memory; none labelled:
-      // the pending request counts no GPU (KAI's MinNodeGPUMemoryMiB is nil then).
-      if (!snapshot.min_node_gpu_memory_mib) return Quantity::Zero();
-      // memory / min GPU memory in milli-GPU, to the nearest (KAI keeps the exact fraction).
-      const Int128 num = static_cast<Int128>(g.memory_mib.value()) * 1000;
-      const Int128 den = *snapshot.min_node_gpu_memory_mib;
-      const Int128 per_device = (2 * num + den) / (2 * den);
-      return Quantity(static_cast<int64_t>(per_device > 1000 ? 1000 : per_device))
-          .Times(g.num_devices);
-    }
+      return PendingMemoryQuota(
+          g, pending_divisor ? pending_divisor : snapshot.min_node_gpu_memory_mib);
     case GpuSharing::Kind::kMig:
       return g.mig_gpu_units_milli;
   }
   return Quantity::Zero();
 }
 
-}  // namespace
-
-ShareVector QuotaOf(const Pod& pod, const Node* node, const Snapshot& snapshot) {
+ShareVector QuotaWith(const Pod& pod, const Node* node, const Snapshot& snapshot,
+                      std::optional<int64_t> pending_divisor) {
   ShareVector v;
-  v[ShareResource::kGpu] = GpuQuota(pod, node, snapshot);
+  v[ShareResource::kGpu] = GpuQuota(pod, node, snapshot, pending_divisor);
   v[ShareResource::kCpu] = pod.request.cpu_milli;
   v[ShareResource::kMemory] = pod.request.memory_bytes;
   return v;
+}
+
+}  // namespace
+
+ShareVector QuotaOf(const Pod& pod, const Node* node, const Snapshot& snapshot) {
+  return QuotaWith(pod, node, snapshot, std::nullopt);
+}
+
+ShareVector CapacityCheckQuotaOf(const Pod& pod, const Snapshot& snapshot) {
+  // KAI's capacity_policy.getRequiredQuota: the largest GPU memory, the smallest fraction; no
+  // node labelled means no GPU (a nullopt divisor here must not fall back to the smallest).
+  if (pod.gpu.kind == GpuSharing::Kind::kMemory && !snapshot.max_node_gpu_memory_mib) {
+    ShareVector v = QuotaWith(pod, nullptr, snapshot, std::nullopt);
+    v[ShareResource::kGpu] = Quantity::Zero();
+    return v;
+  }
+  return QuotaWith(pod, nullptr, snapshot, snapshot.max_node_gpu_memory_mib);
 }
 
 ShareVector ClusterCapacity(const Snapshot& snapshot) {

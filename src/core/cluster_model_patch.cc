@@ -339,6 +339,7 @@ bool ClusterModel::Patch(SnapshotBuild& build, Time now, const CycleView& view,
   }
   if (!changes_.nodes.empty()) {
     s.min_node_gpu_memory_mib = MinNodeGpuMemoryMib(s.nodes);
+    s.max_node_gpu_memory_mib = MaxNodeGpuMemoryMib(s.nodes);
   }
 
   // Warnings: those of the objects read again replace what they said before.

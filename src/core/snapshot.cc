@@ -86,14 +86,28 @@ std::vector<Index> Snapshot::RootQueues() const {
   return roots;
 }
 
-std::optional<int64_t> MinNodeGpuMemoryMib(const std::vector<Node>& nodes) {
+namespace {
+
+// The labelled GPU memories above KAI's placeholder, folded with `pick`.
+template <typename Pick>
+std::optional<int64_t> FoldNodeGpuMemoryMib(const std::vector<Node>& nodes, Pick pick) {
   constexpr int64_t kKaiPlaceholderMib = 100;
-  std::optional<int64_t> least;
+  std::optional<int64_t> out;
   for (const Node& n : nodes) {
     if (!n.gpu_memory_mib || *n.gpu_memory_mib <= kKaiPlaceholderMib) continue;
-    least = least ? std::min(*least, *n.gpu_memory_mib) : *n.gpu_memory_mib;
+    out = out ? pick(*out, *n.gpu_memory_mib) : *n.gpu_memory_mib;
   }
-  return least;
+  return out;
+}
+
+}  // namespace
+
+std::optional<int64_t> MinNodeGpuMemoryMib(const std::vector<Node>& nodes) {
+  return FoldNodeGpuMemoryMib(nodes, [](int64_t a, int64_t b) { return std::min(a, b); });
+}
+
+std::optional<int64_t> MaxNodeGpuMemoryMib(const std::vector<Node>& nodes) {
+  return FoldNodeGpuMemoryMib(nodes, [](int64_t a, int64_t b) { return std::max(a, b); });
 }
 
 }  // namespace quotient::core

@@ -205,6 +205,8 @@ bool IsUtilityPod(const Pod& pod);
 // KAI's MinNodeGPUMemoryMiB: the smallest labelled GPU memory above KAI's 100 MiB placeholder
 // (node_info.DefaultGpuMemory, which an unlabelled node has); nullopt when no node has one.
 std::optional<int64_t> MinNodeGpuMemoryMib(const std::vector<Node>& nodes);
+// KAI's MaxNodeGPUMemoryMiB: the largest of the same.
+std::optional<int64_t> MaxNodeGpuMemoryMib(const std::vector<Node>& nodes);
 
 struct Snapshot {
   Time now{};
@@ -217,6 +219,9 @@ struct Snapshot {
   // Smallest nvidia.com/gpu.memory over the nodes (MinNodeGpuMemoryMib), used to size pending
   // gpu-memory requests.
   std::optional<int64_t> min_node_gpu_memory_mib;
+  // Largest of them (MaxNodeGpuMemoryMib): the divisor of a pending gpu-memory request in the
+  // queue capacity checks, where the smallest fraction it could become is what counts.
+  std::optional<int64_t> max_node_gpu_memory_mib;
 
   Index FindNode(std::string_view name) const;
   Index FindPod(std::string_view key) const;

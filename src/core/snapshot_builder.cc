@@ -16,6 +16,7 @@ void LinkSnapshot(Snapshot& s, const std::vector<const PodGroupObject*>& pod_gro
   s.budgets = BuildBudgets(budgets, s.pods, reporter);
   PlacePodsOnNodes(s.nodes, s.pods);
   s.min_node_gpu_memory_mib = MinNodeGpuMemoryMib(s.nodes);
+  s.max_node_gpu_memory_mib = MaxNodeGpuMemoryMib(s.nodes);
 }
 
 }  // namespace build

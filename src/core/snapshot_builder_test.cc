@@ -669,11 +669,17 @@ TEST(Accounting, GpuQuotaOfEachRequestForm) {
   ClusterObjects objects;
   objects.nodes.push_back(MakeNode("n").Gpus(8).Label("nvidia.com/gpu.memory", "40000"));
   objects.nodes.push_back(MakeNode("m").Gpus(8).Label("nvidia.com/gpu.memory", "80000"));
+  objects.nodes.push_back(MakeNode("k").Gpus(2).Label("nvidia.com/gpu.memory", "40960"));
   objects.pods.push_back(MakePod("ns", "whole").Gpus(2));
   objects.pods.push_back(MakePod("ns", "frac")
                              .Annotation("gpu-fraction", "0.5")
                              .Annotation("gpu-fraction-num-devices", "3"));
   objects.pods.push_back(MakePod("ns", "mem").Annotation("gpu-memory", "10000"));
+  objects.pods.push_back(MakePod("ns", "mem-big").Annotation("gpu-memory", "50000"));
+  objects.pods.push_back(MakePod("ns", "mem-all")
+                             .Annotation("gpu-memory", "40960")
+                             .Label("runai-gpu-group", "h")
+                             .RunningOn("k"));
   objects.pods.push_back(MakePod("ns", "mem-run")
                              .Annotation("gpu-memory", "10000")
                              .Label("runai-gpu-group", "g")
@@ -688,8 +694,37 @@ TEST(Accounting, GpuQuotaOfEachRequestForm) {
   EXPECT_EQ(gpu("ns/frac"), Quantity(1500));
   // Pending: 10000 / smallest GPU memory 40000 = 0.25.
   EXPECT_EQ(gpu("ns/mem"), Quantity(250));
+  // KAI's GpuMemoryAsGpuFraction is not capped at one device: 50000 / 40000 = 1.25.
+  EXPECT_EQ(gpu("ns/mem-big"), Quantity(1250));
   // Running on an 80000 MiB GPU: ceil(12.5) hundredths = 0.13.
   EXPECT_EQ(gpu("ns/mem-run"), Quantity(130));
+  // KAI floors the label to 40900 MiB and does not cap the share at one device:
+  // ceil(40960 / 40900 x 100) hundredths = 1.01.
+  EXPECT_EQ(gpu("ns/mem-all"), Quantity(1010));
+
+  // The capacity checks size a pending request by the largest GPU memory (KAI's
+  // capacity_policy.getRequiredQuota): 10000 / 80000 = 0.125 -> 125 milli; 50000 / 80000.
+  EXPECT_EQ(s.max_node_gpu_memory_mib, 80000);
+  EXPECT_EQ(CapacityCheckQuotaOf(PodByKey(s, "ns/mem"), s)[ShareResource::kGpu], Quantity(125));
+  EXPECT_EQ(CapacityCheckQuotaOf(PodByKey(s, "ns/mem-big"), s)[ShareResource::kGpu], Quantity(625));
+  // Everything else counts as in QuotaOf.
+  EXPECT_EQ(CapacityCheckQuotaOf(PodByKey(s, "ns/whole"), s)[ShareResource::kGpu], Quantity(2000));
+  EXPECT_EQ(CapacityCheckQuotaOf(PodByKey(s, "ns/frac"), s)[ShareResource::kGpu], Quantity(1500));
+}
+
+TEST(Accounting, GpuMemoryWithoutLabelledNodesCountsNoGpu) {
+  // No node labels nvidia.com/gpu.memory: KAI's Min/MaxNodeGPUMemoryMiB are nil and a pending
+  // gpu-memory request counts no GPU, in fair share and in the capacity checks alike.
+  ClusterObjects objects;
+  objects.nodes.push_back(MakeNode("n").Gpus(8));
+  objects.pods.push_back(MakePod("ns", "mem").Annotation("gpu-memory", "10000").Cpu("2"));
+  const Snapshot s = Build(objects).snapshot;
+  EXPECT_FALSE(s.min_node_gpu_memory_mib.has_value());
+  EXPECT_FALSE(s.max_node_gpu_memory_mib.has_value());
+  const core::Pod& p = PodByKey(s, "ns/mem");
+  EXPECT_EQ(QuotaOf(p, nullptr, s)[ShareResource::kGpu], Quantity::Zero());
+  EXPECT_EQ(CapacityCheckQuotaOf(p, s)[ShareResource::kGpu], Quantity::Zero());
+  EXPECT_EQ(CapacityCheckQuotaOf(p, s)[ShareResource::kCpu], Quantity(2000));
 }
 
 }  // namespace

@@ -58,16 +58,30 @@ void Divide(const ShareVector& total, const std::vector<Index>& sibling_indices,
 
 }  // namespace
 
-ShareVector PendingRequestOf(const core::Job& job, const core::Snapshot& snapshot) {
+namespace {
+
+template <typename Quota>
+ShareVector SumOfPending(const core::Job& job, const core::Snapshot& snapshot, Quota quota) {
   ShareVector sum;
   if (!job.problems.empty()) return sum;
   for (Index i : job.pods) {
     const core::Pod& pod = snapshot.pods[static_cast<size_t>(i)];
-    if (pod.status == core::PodStatus::kPending && pod.problems.empty()) {
-      sum += core::QuotaOf(pod, nullptr, snapshot);
-    }
+    if (pod.status == core::PodStatus::kPending && pod.problems.empty()) sum += quota(pod);
   }
   return sum;
+}
+
+}  // namespace
+
+ShareVector PendingRequestOf(const core::Job& job, const core::Snapshot& snapshot) {
+  return SumOfPending(job, snapshot,
+                      [&](const core::Pod& pod) { return core::QuotaOf(pod, nullptr, snapshot); });
+}
+
+ShareVector PendingCapacityCheckRequestOf(const core::Job& job, const core::Snapshot& snapshot) {
+  return SumOfPending(job, snapshot, [&](const core::Pod& pod) {
+    return core::CapacityCheckQuotaOf(pod, snapshot);
+  });
 }
 
 QueueShares ComputeFairShare(const core::Snapshot& snapshot, const FairShareOptions& options) {

@@ -20,5 +20,7 @@ QueueShares ComputeFairShare(const core::Snapshot& snapshot, const FairShareOpti
 
 // The share vector of a job's pods that still wait (Pending), as counted in its queue's request.
 ShareVector PendingRequestOf(const core::Job& job, const core::Snapshot& snapshot);
+// The same as the queue capacity checks size it (core::CapacityCheckQuotaOf).
+ShareVector PendingCapacityCheckRequestOf(const core::Job& job, const core::Snapshot& snapshot);
 
 }  // namespace quotient::fairshare

@@ -20,8 +20,8 @@ std::string PendingReason(const framework::Session& session, const core::Job& jo
     return reasons.front();
   }
   const fairshare::CapacityVerdict verdict = fairshare::CheckJobOverQueueCapacity(
-      session.shares(), job.queue, fairshare::PendingRequestOf(job, session.snapshot()),
-      job.preemptible);
+      session.shares(), job.queue,
+      fairshare::PendingCapacityCheckRequestOf(job, session.snapshot()), job.preemptible);
   if (!verdict.fits) return verdict.reason + ": " + verdict.message;
   const auto& names = session.config().actions;
   if (std::find(names.begin(), names.end(), "allocate") == names.end()) {

@@ -78,6 +78,7 @@ std::vector<std::string> DescribeSnapshot(const core::SnapshotBuild& b) {
     out.push_back("budget " + d.key + " pods=" + Joined(d.pods));
   }
   out.push_back("min_gpu_memory=" + std::to_string(s.min_node_gpu_memory_mib.value_or(-1)));
+  out.push_back("max_gpu_memory=" + std::to_string(s.max_node_gpu_memory_mib.value_or(-1)));
   std::vector<std::string> warnings;
   for (const Diagnostic& d : b.diagnostics) {
     warnings.push_back("warning " + d.object + " " + d.field + " " + d.message);

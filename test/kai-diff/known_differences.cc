@@ -59,12 +59,54 @@ bool EvictsAPodPlacedThisCycle(const Case& c, const Difference& d, const Reports
   return false;
 }
 
+// docs/kai-differences.md, "A preemptor that fits moves no victim": the first difference is an
+// eviction set of reclaim or preempt in which every pod KAI evicted and Quotient did not was
+// running (KAI's eviction names its node) and was pipelined again by KAI in the same action (a
+// move), Quotient evicted nothing KAI did not, and every other pod KAI pipelined in the action
+// Quotient pipelined too: the same preemptors were placed, without the moves.
+bool MovesAVictimForNothing(const Case&, const Difference& d, const Reports& reports) {
+  if (d.cls != "eviction-set" || (d.action != "reclaim" && d.action != "preempt") ||
+      reports.kai == nullptr || reports.quotient == nullptr || d.cycle < 0) {
+    return false;
+  }
+  const auto cycle = static_cast<size_t>(d.cycle);
+  if (cycle >= reports.kai->cycles.size() || cycle >= reports.quotient->cycles.size()) {
+    return false;
+  }
+  const auto of = [&](const Outcome& o, const std::string& kind) {
+    std::map<std::string, std::string> pods;  // pod -> node
+    for (const Decision& x : o.cycles[cycle].decisions) {
+      if (x.kind == kind && x.action == d.action) pods[x.pod] = x.node;
+    }
+    return pods;
+  };
+  const auto kai_evicted = of(*reports.kai, "evict");
+  const auto kai_pipelined = of(*reports.kai, "pipeline");
+  const auto our_evicted = of(*reports.quotient, "evict");
+  const auto our_pipelined = of(*reports.quotient, "pipeline");
+  std::set<std::string> moved;
+  for (const auto& [pod, node] : our_evicted) {
+    if (!kai_evicted.count(pod)) return false;
+  }
+  for (const auto& [pod, node] : kai_evicted) {
+    if (our_evicted.count(pod)) continue;
+    if (node.empty() || !kai_pipelined.count(pod)) return false;
+    moved.insert(pod);
+  }
+  if (moved.empty()) return false;
+  for (const auto& [pod, node] : kai_pipelined) {
+    if (!moved.count(pod) && !our_pipelined.count(pod)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 const std::map<std::string, KnownPredicate>& CodePredicates() {
   // id -> predicate, for differences that classes and tags cannot pick out.
   static const std::map<std::string, KnownPredicate> kPredicates = {
       {"placed-this-cycle-no-victim", EvictsAPodPlacedThisCycle},
+      {"victim-moved-for-nothing", MovesAVictimForNothing},
   };
   return kPredicates;
 }

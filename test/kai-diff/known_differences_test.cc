@@ -132,6 +132,37 @@ TEST(KnownDifferencesTest, KaiEvictingAPodTheSameActionPipelinedIsTheDocumentedD
   EXPECT_FALSE(known.Recognise(c, d, {&quotient, &kai}).has_value());
 }
 
+// docs/kai-differences.md, "A preemptor that fits moves no victim": KAI's reclaim evicting a
+// running pod and pipelining it elsewhere, where Quotient placed the same preemptor without
+// that move, is the difference; a victim KAI leaves evicted, an eviction of Quotient's own, a
+// preemptor Quotient did not place, or the same in consolidation, is not.
+TEST(KnownDifferencesTest, KaiMovingAVictimThePreemptorDidNotNeedIsTheDocumentedDifference) {
+  const KnownDifferences known = KnownDifferences::Load(KAI_DIFF_KNOWN_DIFFERENCES);
+  Case c;
+  c.run.actions = {"reclaim"};
+  Outcome kai, quotient;
+  kai.cycles.resize(1);
+  quotient.cycles.resize(1);
+  kai.cycles[0].decisions = {{"reclaim", "evict", "ml/v", "n4"},
+                             {"reclaim", "pipeline", "ml/v", "n2"},
+                             {"reclaim", "pipeline", "ml/p", "n2"}};
+  quotient.cycles[0].decisions = {{"reclaim", "pipeline", "ml/p", "n2"}};
+  const Difference d{"eviction-set", "reclaim", 0, ""};
+  EXPECT_EQ(known.Recognise(c, d, {&quotient, &kai}), "victim-moved-for-nothing");
+  EXPECT_FALSE(known.Recognise(c, {"eviction-set", "consolidation", 0, ""}, {&quotient, &kai}));
+  // Quotient did not place the preemptor: it is not the same outcome without the move.
+  quotient.cycles[0].decisions = {};
+  EXPECT_FALSE(known.Recognise(c, d, {&quotient, &kai}).has_value());
+  // Quotient evicted a pod KAI did not.
+  quotient.cycles[0].decisions = {{"reclaim", "pipeline", "ml/p", "n2"},
+                                  {"reclaim", "evict", "ml/w", "n1"}};
+  EXPECT_FALSE(known.Recognise(c, d, {&quotient, &kai}).has_value());
+  // KAI's victim stays evicted: a real victim, not a move.
+  quotient.cycles[0].decisions = {{"reclaim", "pipeline", "ml/p", "n2"}};
+  kai.cycles[0].decisions.erase({"reclaim", "pipeline", "ml/v", "n2"});
+  EXPECT_FALSE(known.Recognise(c, d, {&quotient, &kai}).has_value());
+}
+
 TEST(KnownDifferencesTest, RefusesIncompleteEntries) {
   EXPECT_THROW(KnownDifferences::Load(Write("differences:\n- id: x\n  description: d\n"
                                             "  section: s\n")),

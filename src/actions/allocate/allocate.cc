@@ -32,7 +32,7 @@ bool AllocateJob(framework::Session& session, Index job_index, Placer& placer) {
     return false;
   }
   const fairshare::CapacityVerdict verdict = fairshare::CheckJobOverQueueCapacity(
-      session.shares(), job.queue, RequestOf(session, tasks.pods), job.preemptible);
+      session.shares(), job.queue, CapacityCheckRequestOf(session, tasks.pods), job.preemptible);
   if (!verdict.fits) {
     session.AddJobReason(job_index, verdict.reason + ": " + verdict.message);
     return false;

@@ -28,7 +28,8 @@ void PreemptFor(framework::Session& session, Placer& placer, VictimPool& pool,
   if (tasks.pods.empty()) return;
   if (largest.FirstPodLargerThanEveryNode(session, job, tasks.pods) != core::kNone) return;
   if (!fairshare::CheckNonPreemptibleOverQuota(session.shares(), job.queue,
-                                               RequestOf(session, tasks.pods), job.preemptible)
+                                               CapacityCheckRequestOf(session, tasks.pods),
+                                               job.preemptible)
            .fits) {
     smallest.Failed(job_index);
     return;
