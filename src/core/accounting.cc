@@ -18,8 +18,8 @@ Quantity PendingMemoryQuota(const GpuSharing& g, std::optional<int64_t> divisor)
   return Quantity(static_cast<int64_t>((2 * num + den) / (2 * den))).Times(g.num_devices);
 }
 
-Quantity GpuQuota(const Pod& pod, const Node* node, const Snapshot& snapshot,
-                  std::optional<int64_t> pending_divisor) {
+// `pending_divisor`: the GPU memory a pending gpu-memory request is sized by.
+Quantity GpuQuota(const Pod& pod, const Node* node, std::optional<int64_t> pending_divisor) {
   const GpuSharing& g = pod.gpu;
   switch (g.kind) {
     case GpuSharing::Kind::kNone:
@@ -34,18 +34,16 @@ Quantity GpuQuota(const Pod& pod, const Node* node, const Snapshot& snapshot,
         // a 40960 MiB GPU's whole label counts 1.01, the label floored to 40900 as KAI reads it.
         return MemoryToPortionMilli(g.memory_mib, *node->gpu_memory_mib).Times(g.num_devices);
       }
-      return PendingMemoryQuota(
-          g, pending_divisor ? pending_divisor : snapshot.min_node_gpu_memory_mib);
+      return PendingMemoryQuota(g, pending_divisor);
     case GpuSharing::Kind::kMig:
       return g.mig_gpu_units_milli;
   }
   return Quantity::Zero();
 }
 
-ShareVector QuotaWith(const Pod& pod, const Node* node, const Snapshot& snapshot,
-                      std::optional<int64_t> pending_divisor) {
+ShareVector QuotaWith(const Pod& pod, const Node* node, std::optional<int64_t> pending_divisor) {
   ShareVector v;
-  v[ShareResource::kGpu] = GpuQuota(pod, node, snapshot, pending_divisor);
+  v[ShareResource::kGpu] = GpuQuota(pod, node, pending_divisor);
   v[ShareResource::kCpu] = pod.request.cpu_milli;
   v[ShareResource::kMemory] = pod.request.memory_bytes;
   return v;
@@ -54,18 +52,12 @@ ShareVector QuotaWith(const Pod& pod, const Node* node, const Snapshot& snapshot
 }  // namespace
 
 ShareVector QuotaOf(const Pod& pod, const Node* node, const Snapshot& snapshot) {
-  return QuotaWith(pod, node, snapshot, std::nullopt);
+  return QuotaWith(pod, node, snapshot.min_node_gpu_memory_mib);
 }
 
 ShareVector CapacityCheckQuotaOf(const Pod& pod, const Snapshot& snapshot) {
-  // KAI's capacity_policy.getRequiredQuota: the largest GPU memory, the smallest fraction; no
-  // node labelled means no GPU (a nullopt divisor here must not fall back to the smallest).
-  if (pod.gpu.kind == GpuSharing::Kind::kMemory && !snapshot.max_node_gpu_memory_mib) {
-    ShareVector v = QuotaWith(pod, nullptr, snapshot, std::nullopt);
-    v[ShareResource::kGpu] = Quantity::Zero();
-    return v;
-  }
-  return QuotaWith(pod, nullptr, snapshot, snapshot.max_node_gpu_memory_mib);
+  // KAI's capacity_policy.getRequiredQuota: the largest GPU memory, the smallest fraction.
+  return QuotaWith(pod, nullptr, snapshot.max_node_gpu_memory_mib);
 }
 
 ShareVector ClusterCapacity(const Snapshot& snapshot) {

@@ -88,7 +88,7 @@ std::vector<Index> Snapshot::RootQueues() const {
 
 namespace {
 
-// The labelled GPU memories above KAI's placeholder, folded with `pick`.
+// The least or greatest (as `pick` chooses) labelled GPU memory above KAI's placeholder.
 template <typename Pick>
 std::optional<int64_t> FoldNodeGpuMemoryMib(const std::vector<Node>& nodes, Pick pick) {
   constexpr int64_t kKaiPlaceholderMib = 100;
