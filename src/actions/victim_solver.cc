@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "actions/job_queue.h"
@@ -32,9 +34,14 @@ constexpr size_t kMaxUnitsPlacedAgain = 16;
 
 class Attempt {
  public:
+  // `requests`: the other jobs' requests, shared by the attempts of one search (optional).
   Attempt(framework::Session& session, Placer& placer, const SolverSpec& spec,
-          const std::vector<Index>* feasible = nullptr)
-      : session_(session), placer_(placer), spec_(spec), feasible_(feasible) {}
+          const std::vector<Index>* feasible = nullptr, RequestCache* requests = nullptr)
+      : session_(session),
+        placer_(placer),
+        spec_(spec),
+        feasible_(feasible),
+        requests_(requests != nullptr ? requests : &own_requests_) {}
 
   // Tries `victims` as KAI's solver does (pkg/scheduler/actions/common/action.go,
   // TryToVirtuallyAllocatePreemptorAndGetVictims): evicts them all, then places the preemptor
@@ -45,6 +52,7 @@ class Attempt {
   // `scenario` describes it. `with_reasons` writes the final eviction messages.
   bool Run(const std::vector<const VictimUnit*>& victims, framework::Statement& statement,
            Scenario& scenario, const std::set<Index>& moved_hint, bool with_reasons) {
+    scenario.tasks = spec_.tasks;
     scenario.victims = victims;
     scenario.moved_pods.clear();
     scenario.kept_pods.clear();
@@ -78,7 +86,7 @@ class Attempt {
     }
     std::vector<Index> jobs(victim_jobs.begin(), victim_jobs.end());
     jobs.push_back(spec_.preemptor);
-    JobQueue order(session_, jobs, &evicted, &requests_);
+    JobQueue order(session_, jobs, &evicted, requests_);
     // The other jobs are passed over (KAI pops them and does nothing), so the order ends with
     // the last of these.
     size_t left = jobs.size();
@@ -120,6 +128,17 @@ class Attempt {
   bool Works(const std::vector<const VictimUnit*>& victims, Scenario& scenario) {
     framework::Statement statement(session_, spec_.action);
     return Run(victims, statement, scenario, {}, false);
+  }
+
+  // Whether the preemptor's pods fit once `victims` are evicted and none is placed again: a
+  // necessary condition for Works (victims placed again only take room), at the cost of placing
+  // the preemptor alone.
+  bool PreemptorFits(const std::vector<const VictimUnit*>& victims) {
+    framework::Statement statement(session_, spec_.action);
+    for (const VictimUnit* unit : victims) {
+      for (Index pod : unit->pods) statement.Evict(pod, {});
+    }
+    return PlacePreemptor(statement);
   }
 
   // Whether the last failed try placed the preemptor and was refused by the action's rule. The
@@ -225,13 +244,14 @@ class Attempt {
     return out;
   }
 
-  RequestCache requests_;  // the other jobs' requests, the same in every try
+  RequestCache own_requests_;
   const VictimUnit* unmovable_ = nullptr;
   bool placed_ = false;  // the last run placed the preemptor (a failure was the rule's)
   framework::Session& session_;
   Placer& placer_;
   const SolverSpec& spec_;
   const std::vector<Index>* feasible_;
+  RequestCache* requests_;  // the other jobs' requests, the same in every try
 };
 
 // Where a working scenario put the preemptor, and the GPU room each node still has after it
@@ -320,6 +340,230 @@ std::vector<const VictimUnit*> KeepJobsWhole(const std::deque<VictimUnit>& candi
   return out;
 }
 
+// Whether a scenario is known to fail without trying it in full (placing the preemptor and every
+// victim job again, in allocate's job order: most of a try's cost). Both checks are exact:
+//  - the preemptor alone must fit with every victim evicted (victims placed again only take room);
+//  - when the room left after the preemptor is less than any victim pod asks for, no victim can
+//    be placed again: every victim stays evicted, so consolidation (which must move them all)
+//    fails, and the action's rule judges the victims as they are.
+bool Hopeless(framework::Session& session, Attempt& attempt, const SolverSpec& spec,
+              const std::vector<const VictimUnit*>& victims, const Room& free, const Room& need) {
+  Room freed;
+  int64_t least_gpu = -1;  // the least GPU room any victim pod needs to be placed again
+  for (const VictimUnit* unit : victims) {
+    const Room held = Need(session, unit->pods, true);
+    freed.gpu_milli += held.gpu_milli;
+    freed.cpu_milli += held.cpu_milli;
+    for (Index pod : unit->pods) {
+      const Index node = session.state().pod(pod).node;
+      const int64_t gpu = session.QuotaOf(pod, node)[core::ShareResource::kGpu].value();
+      // A pod without GPU devices could go back wherever there is CPU: no bound.
+      const int64_t bound = NeedsGpuDevices(session.pod(pod)) ? gpu : 0;
+      least_gpu = least_gpu < 0 ? bound : std::min(least_gpu, bound);
+    }
+  }
+  if (least_gpu > 0 && free.gpu_milli + freed.gpu_milli - need.gpu_milli < least_gpu) {
+    if (spec.all_victims_must_move) return true;
+    if (spec.validate) {
+      Scenario unmoved;
+      unmoved.tasks = spec.tasks;
+      unmoved.victims = victims;
+      if (!spec.validate(unmoved)) return true;
+    }
+  }
+  return !attempt.PreemptorFits(victims);
+}
+
+// KAI's first scenario generator, sg-nodelocalgreedy
+// (pkg/scheduler/plugins/nodelocalgreedy/generator.go), under its solver's probing
+// (pkg/scheduler/actions/common/solvers/job_solver.go, SolveWithResult, searchMaxSolvableK):
+// the preemptor's first 1, 2, 4 ... pods are placed, each probe carrying the victims of the
+// last one that worked as recorded victims. In a probe, victims are accumulated in the action's
+// order; once they could make room (the idle-GPUs filter), each node of the latest victim's job,
+// by name, gives one scenario: the recorded victims plus every accumulated victim of the jobs
+// with a victim on that node (ByNodeScenario.VictimsTasksFromNodes). A scenario that failed
+// once is not tried again (scenario_fingerprint.go). Returns the victims of the scenario that
+// places every pod, or nothing, and then the accumulating search follows.
+std::optional<std::vector<const VictimUnit*>> NodeLocalSearch(
+    framework::Session& session, Placer& placer, const SolverSpec& spec,
+    const std::function<const VictimUnit*(size_t)>& unit_at, const std::vector<Index>* feasible,
+    const std::function<void()>& prepare, RequestCache& requests) {
+  // Bounds on the scenarios judged and on the victims read by each probe (KAI bounds its
+  // search by time, two minutes per generator by default: search_budget.go); a search that
+  // reaches either goes on accumulating.
+  constexpr size_t kMaxTries = 16;
+  constexpr size_t kMaxUnitsRead = 128;
+  using Units = std::vector<const VictimUnit*>;
+  struct Found {
+    Units scenario;  // the victims tried
+    Units victims;   // those not placed back where they were (the next probe's recorded ones)
+  };
+  std::set<std::tuple<size_t, Units, Units>> failed;
+  size_t tries = 0;  // scenarios judged, in full or by the exact checks
+  const bool shortcuts = !session.config().reference_search;
+  const Room free = FreeRoom(session);
+  const framework::ClusterState& state = session.state();
+  const auto sorted = [](Units u) {
+    std::sort(u.begin(), u.end());
+    return u;
+  };
+  // One probe: the first k pods, over the recorded victims. nullopt when none worked; `stop`
+  // set when this search is to end (a bound reached, or a scenario KAI would have accepted and
+  // Quotient refuses).
+  bool stop = false;
+  const auto probe = [&](size_t k, const Units& recorded) -> std::optional<Found> {
+    SolverSpec partial = spec;
+    partial.tasks.resize(k);
+    Attempt attempt(session, placer, partial, feasible, &requests);
+    const Room need = Need(session, partial.tasks, false);
+    NodeRoom base_rooms(session, partial.tasks);
+    Room base_freed;
+    const auto free_unit = [&](NodeRoom& rooms, Room& freed, const VictimUnit& unit) {
+      rooms.Free(unit);
+      const Room more = Need(session, unit.pods, true);
+      freed.gpu_milli += more.gpu_milli;
+      freed.cpu_milli += more.cpu_milli;
+    };
+    for (const VictimUnit* unit : recorded) free_unit(base_rooms, base_freed, *unit);
+    const auto could_fit = [&](const NodeRoom& rooms, const Room& freed) {
+      return free.gpu_milli + freed.gpu_milli >= need.gpu_milli &&
+             free.cpu_milli + freed.cpu_milli >= need.cpu_milli && rooms.CouldFit();
+    };
+    const auto try_scenario = [&](const Units& potential) -> std::optional<Found> {
+      std::tuple<size_t, Units, Units> fingerprint{k, sorted(recorded), sorted(potential)};
+      if (failed.count(fingerprint)) return std::nullopt;
+      prepare();
+      Units all = recorded;
+      all.insert(all.end(), potential.begin(), potential.end());
+      if (tries++ == kMaxTries) {
+        stop = true;
+        return std::nullopt;
+      }
+      // Off under the reference search, so that the tests comparing both show the checks exact.
+      if (shortcuts && Hopeless(session, attempt, partial, all, free, need)) {
+        failed.insert(std::move(fingerprint));
+        return std::nullopt;
+      }
+      Scenario scenario;
+      if (!attempt.Works(all, scenario)) {
+        // Every victim placed again and the action's rule refusing: KAI's reclaim accepts such a
+        // scenario whatever the reclaimer's standing, and its search ends here; Quotient refuses
+        // it for a reclaimer above its deserved quota (docs/kai-differences.md), so KAI's search
+        // has no further say and the accumulating search decides.
+        const bool all_placed_again = std::all_of(all.begin(), all.end(), [&](const VictimUnit* u) {
+          return std::all_of(u->pods.begin(), u->pods.end(), [&](Index pod) {
+            return scenario.moved_pods.count(pod) > 0 || scenario.kept_pods.count(pod) > 0;
+          });
+        });
+        if (attempt.RuleRefused() && all_placed_again) {
+          stop = true;
+          return std::nullopt;
+        }
+        failed.insert(std::move(fingerprint));
+        return std::nullopt;
+      }
+      Found found{all, {}};
+      for (const VictimUnit* unit : all) {
+        const bool kept = std::all_of(unit->pods.begin(), unit->pods.end(),
+                                      [&](Index pod) { return scenario.kept_pods.count(pod) > 0; });
+        if (!kept) found.victims.push_back(unit);
+      }
+      return found;
+    };
+    // Before any victim is added: the recorded victims alone.
+    if (!recorded.empty() && could_fit(base_rooms, base_freed)) {
+      if (std::optional<Found> found = try_scenario({})) return found;
+      if (stop) return std::nullopt;
+    }
+    const std::set<const VictimUnit*> recorded_set(recorded.begin(), recorded.end());
+    NodeRoom rooms = base_rooms;
+    Room freed = base_freed;
+    std::map<Index, std::set<Index>> jobs_by_node;      // accumulated victims' jobs on each node
+    std::map<Index, std::vector<size_t>> units_by_job;  // accumulated units of each job
+    std::map<Index, int32_t> budget_taken;
+    std::set<Index> protected_jobs;
+    for (size_t i = 0;; ++i) {
+      if (i == kMaxUnitsRead) {
+        stop = true;
+        return std::nullopt;
+      }
+      const VictimUnit* unit = unit_at(i);
+      if (unit == nullptr) break;
+      if (recorded_set.count(unit)) continue;
+      if (protected_jobs.count(unit->job) ||
+          !session.WithinDisruptionBudgets(unit->pods, budget_taken)) {
+        protected_jobs.insert(unit->job);
+        continue;
+      }
+      for (Index pod : unit->pods) {
+        for (Index b : session.pod(pod).budgets) ++budget_taken[b];
+      }
+      units_by_job[unit->job].push_back(i);
+      for (Index pod : unit->pods) {
+        const Index node = state.pod(pod).node;
+        if (node != core::kNone) jobs_by_node[node].insert(unit->job);
+      }
+      free_unit(rooms, freed, *unit);
+      if (!could_fit(rooms, freed)) continue;
+      std::set<Index> job_nodes;  // by index, i.e. by name
+      for (Index pod : session.job(unit->job).pods) {
+        if (state.pod(pod).node != core::kNone) job_nodes.insert(state.pod(pod).node);
+      }
+      std::set<Units> seen;
+      for (Index node : job_nodes) {
+        const auto here = jobs_by_node.find(node);
+        if (here == jobs_by_node.end()) continue;
+        std::vector<size_t> positions;
+        for (Index job : here->second) {
+          const std::vector<size_t>& of_job = units_by_job[job];
+          positions.insert(positions.end(), of_job.begin(), of_job.end());
+        }
+        std::sort(positions.begin(), positions.end());  // in the order they were accumulated
+        Units potential;
+        for (size_t at : positions) potential.push_back(unit_at(at));
+        if (!seen.insert(potential).second) continue;
+        NodeRoom subset_rooms = base_rooms;
+        Room subset_freed = base_freed;
+        for (const VictimUnit* u : potential) free_unit(subset_rooms, subset_freed, *u);
+        if (!could_fit(subset_rooms, subset_freed)) continue;
+        if (std::optional<Found> found = try_scenario(potential)) return found;
+        if (stop) return std::nullopt;
+      }
+    }
+    return std::nullopt;
+  };
+  const size_t n = spec.tasks.size();
+  Units recorded;
+  size_t lo = 0;
+  size_t hi = 0;
+  for (size_t k = 1;; k = std::min(2 * k, n)) {
+    std::optional<Found> found = probe(k, recorded);
+    if (stop) return std::nullopt;
+    if (!found) {
+      hi = k;
+      break;
+    }
+    lo = k;
+    recorded = std::move(found->victims);
+    if (k == n) break;
+  }
+  while (lo < n && hi - lo > 1) {
+    const size_t mid = (lo + hi) / 2;
+    std::optional<Found> found = probe(mid, recorded);
+    if (stop) return std::nullopt;
+    if (found) {
+      lo = mid;
+      recorded = std::move(found->victims);
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == 0) return std::nullopt;
+  std::optional<Found> found = probe(n, recorded);
+  if (!found) return std::nullopt;
+  return std::move(found->scenario);
+}
+
 }  // namespace
 
 std::vector<VictimUnit> VictimUnitsOf(const framework::Session& session, Index job_index,
@@ -354,19 +598,34 @@ std::vector<VictimUnit> VictimUnitsOf(const framework::Session& session, Index j
 bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpec& spec) {
   if (spec.tasks.empty()) return false;
   std::deque<VictimUnit> candidates;  // stable addresses: victims point into it
-  size_t next_unit = 0;
-  const auto next = [&]() -> const VictimUnit* {
-    if (spec.next_victim_unit && next_unit == candidates.size()) {
-      std::optional<VictimUnit> unit = spec.next_victim_unit();
-      if (!unit) return nullptr;
-      candidates.push_back(std::move(*unit));
-    }
-    while (next_unit == candidates.size()) {
+  bool queue_ended = false;
+  // The i-th victim unit in the action's order, read from the queue only as far as asked (every
+  // pass of the search starts again from the first).
+  const auto unit_at = [&](size_t i) -> const VictimUnit* {
+    while (candidates.size() <= i && !queue_ended) {
+      if (spec.next_victim_unit) {
+        std::optional<VictimUnit> unit = spec.next_victim_unit();
+        if (unit) {
+          candidates.push_back(std::move(*unit));
+        } else {
+          queue_ended = true;
+        }
+        continue;
+      }
       const Index job = spec.next_victim_job();
-      if (job == core::kNone) return nullptr;
+      if (job == core::kNone) {
+        queue_ended = true;
+        continue;
+      }
       for (VictimUnit& u : spec.units_of(job)) candidates.push_back(std::move(u));
     }
-    return &candidates[next_unit++];
+    return i < candidates.size() ? &candidates[i] : nullptr;
+  };
+  size_t next_unit = 0;
+  const auto next = [&]() -> const VictimUnit* {
+    const VictimUnit* unit = unit_at(next_unit);
+    if (unit != nullptr) ++next_unit;
+    return unit;
   };
   const bool shortcuts = !session.config().reference_search;
   const Room free = FreeRoom(session);
@@ -387,7 +646,8 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
   const core::Job& preemptor = session.job(spec.preemptor);
   const bool all_gpu = std::all_of(preemptor.pods.begin(), preemptor.pods.end(),
                                    [&](Index p) { return NeedsGpuDevices(session.pod(p)); });
-  Attempt attempt(session, placer, spec, all_gpu ? &feasible : nullptr);
+  RequestCache requests;
+  Attempt attempt(session, placer, spec, all_gpu ? &feasible : nullptr, &requests);
   std::vector<const VictimUnit*> victims;
   int64_t slots_at_last_failure = -1;
   // PodDisruptionBudgets: victims chosen so far, per budget. A unit that would take a budget
@@ -432,6 +692,11 @@ bool SolveAndCommit(framework::Session& session, Placer& placer, const SolverSpe
     }
     return true;
   };
+  if (const std::optional<std::vector<const VictimUnit*>> found = NodeLocalSearch(
+          session, placer, spec, unit_at, all_gpu ? &feasible : nullptr, prepare, requests)) {
+    return commit(*found);
+  }
+  // Then victims accumulated across nodes (KAI's sg-multinodegang, without its node subsets).
   while (const VictimUnit* candidate = next()) {
     const VictimUnit& unit = *candidate;
     if (protected_jobs.count(unit.job) ||

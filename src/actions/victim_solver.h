@@ -36,6 +36,7 @@ struct VictimUnit {
 };
 
 struct Scenario {
+  std::vector<core::Index> tasks;  // the preemptor's pods placed (all, or the first k of a probe)
   std::vector<const VictimUnit*> victims;
   std::set<core::Index> moved_pods;  // victim pods placed again elsewhere (another node, or
                                      // another GPU of their own node)

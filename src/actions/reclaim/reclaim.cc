@@ -115,7 +115,13 @@ void ReclaimFor(framework::Session& session, Placer& placer, VictimPool& pool,
       }
       if (any_evicted) bundles.push_back(bundle);
     }
-    return fairshare::Reclaimable(shares.Get(), reclaimer, bundles, multiplier);
+    // A probe places the preemptor's first pods only, and is judged for those (KAI's
+    // reclaimableFn builds the reclaimer from the scenario's partial job).
+    fairshare::ReclaimerInfo placed = reclaimer;
+    if (scenario.tasks.size() != tasks.pods.size()) {
+      placed.request = RequestOf(session, scenario.tasks);
+    }
+    return fairshare::Reclaimable(shares.Get(), placed, bundles, multiplier);
   };
   const ShareResource shown = reclaimer.request[ShareResource::kGpu] > core::Quantity::Zero()
                                   ? ShareResource::kGpu
