@@ -1,7 +1,10 @@
 // The victim solver shared by reclaim, preempt and consolidation (kai-reference §2.4).
 //
 // Candidates come as units, in the order an action wants them tried (a whole job, or a single pod
-// of an elastic job above its minimum). The solver adds units one at a time; once the freed
+// of an elastic job above its minimum). First, as KAI v0.17's first scenario generator
+// (sg-nodelocalgreedy) under its probing of the preemptor's pods, the solver tries node-local
+// scenarios: the victims of the jobs on one node of the latest unit (docs/design/preemption.md,
+// "The solver"). When none works, it accumulates: it adds units one at a time; once the freed
 // resources could cover the preemptor (a cheap cluster-wide check), it tries the scenario in a
 // statement as KAI's solver does (pkg/scheduler/actions/common/action.go,
 // TryToVirtuallyAllocatePreemptorAndGetVictims): evict the units, then place the preemptor and
