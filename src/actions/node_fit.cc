@@ -165,6 +165,17 @@ std::string JoinAnd(const std::vector<std::string>& items) {
 
 }  // namespace
 
+std::vector<int32_t> WholeDevicesForPipeline(const framework::NodeState& state, int64_t count) {
+  return ChooseWholeDevices(state, count, /*with_devices=*/true, /*releasing_first=*/true).devices;
+}
+
+bool PortionValidOn(const core::Pod& pod, const core::Node& node) {
+  if (pod.gpu.kind != core::GpuSharing::Kind::kMemory || !node.gpu_memory_mib) return true;
+  const int64_t portion =
+      core::MemoryToPortionMilli(pod.gpu.memory_mib, *node.gpu_memory_mib).value();
+  return portion <= framework::kWholeGpuMilli || portion % framework::kWholeGpuMilli == 0;
+}
+
 Quantity PortionOn(const core::Pod& pod, const core::Node& node) {
   if (pod.gpu.kind == core::GpuSharing::Kind::kFraction) return pod.gpu.portion_milli;
   if (!node.gpu_memory_mib) return Quantity(framework::kWholeGpuMilli);
@@ -207,6 +218,7 @@ bool MightFit(const framework::Session& session, Index pod_index, Index node_ind
     return usable >= pod.gpu.whole_devices;
   }
   if (pod.gpu.is_shared()) {
+    if (!PortionValidOn(pod, session.node(node_index))) return false;
     // Every candidate of ChooseSharedDevices has room for the portion once releasing pods go.
     const Quantity portion = PortionOn(pod, session.node(node_index));
     int64_t roomy = 0;
@@ -240,7 +252,11 @@ NodeFit FitResources(const framework::Session& session, Index pod_index, Index n
   core::ResourceVector eventually = state.idle;
   eventually += state.releasing;
   std::vector<std::string> short_of = Short(need, eventually);
-  if (!gpu.possible) short_of.insert(short_of.begin(), "GPUs");
+  if (!PortionValidOn(pod, node)) {
+    short_of.insert(short_of.begin(), "GPU memory");
+  } else if (!gpu.possible) {
+    short_of.insert(short_of.begin(), "GPUs");
+  }
   if (!short_of.empty()) {
     out.reason = "node(s) didn't have enough resources: " + JoinAnd(short_of);
     return out;

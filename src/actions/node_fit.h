@@ -57,6 +57,15 @@ bool MightFit(const framework::Session& session, core::Index pod, core::Index no
 // node's GPU memory).
 core::Quantity PortionOn(const core::Pod& pod, const core::Node& node);
 
+// `count` devices of a node for a whole-GPU pod to be pipelined: devices releasing pods give
+// back first, then free ones (the node must have that many of the two together).
+std::vector<int32_t> WholeDevicesForPipeline(const framework::NodeState& state, int64_t count);
+
+// KAI's isValidGpuPortion (node_info.go): a gpu-memory request converts to a portion of one of
+// the node's GPUs, and a portion above one GPU that is not a whole number of GPUs fits no GPU of
+// that node (for example 40960 MiB on a node whose 40960 MiB label KAI floors to 40900).
+bool PortionValidOn(const core::Pod& pod, const core::Node& node);
+
 // A new GPU group's name: "<node>-gpu<index>", or a hash-based name when that would not be a
 // valid label value (over 63 characters); unique among the node's groups.
 std::string NewGpuGroupName(const std::vector<framework::DeviceState>& devices,

@@ -33,7 +33,9 @@ NodeScore ScoreNode(const framework::Session& session, core::Index pod_index,
     s.total = static_cast<int64_t>(state.devices.size()) * framework::kWholeGpuMilli;
   } else {
     s.binpack = policy.cpu_binpack;
-    s.free = state.idle.cpu_milli.value();
+    // KAI's nodeResourcePack scores NonAllocatedResource: idle plus releasing (pipelined pods
+    // charge releasing first, so the sum is what neither running nor placed pods hold).
+    s.free = (state.idle.cpu_milli + state.releasing.cpu_milli).value();
     s.total = node.allocatable.cpu_milli.value();
   }
   return s;

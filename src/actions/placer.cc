@@ -311,6 +311,14 @@ bool Placer::Place(framework::Statement& statement, Index pod, FitErrors& errors
   if (best.fit == Fit::kIdle && !options.pipeline_only) {
     statement.Allocate(pod, best.placement);
   } else {
+    if (best.fit == Fit::kIdle && best.placement.whole_gpus) {
+      // Pipelined although it fits on free devices: it takes what releasing pods give back
+      // first, as one that needs them does (KAI charges a Pipelined task to ReleasingVector and
+      // leaves the idle GPUs to pods that can start now).
+      best.placement.devices =
+          WholeDevicesForPipeline(session_.state().node(best.placement.node),
+                                  static_cast<int64_t>(best.placement.devices.size()));
+    }
     statement.Pipeline(pod, best.placement);
   }
   return true;

@@ -166,6 +166,9 @@ class Attempt {
       FitErrors errors;
       Placer::Options options;
       options.explain = false;
+      // Pipelined from the start: charged to what releasing pods give back first, as KAI
+      // charges a Pipelined task, so that the free room stays for the victims placed again.
+      options.pipeline_only = true;
       if (NeedsGpuDevices(session_.pod(task))) options.only_nodes = &roomy;
       if (!placer_.Place(statement, task, errors, options)) return false;
     }
@@ -204,8 +207,9 @@ class Attempt {
   // it is unevicted (it keeps running on its own devices), except that a shared-GPU pod placed
   // in other GPU groups is moved there (gpuPlacementChanged) — on another of the node's GPUs, or
   // in a new group on its own GPU when it was alone there (a group whose pods are all releasing
-  // cannot be joined). A pod whose own devices no longer have room
-  // (KAI counts whole GPUs per node, not per device) keeps the devices it was placed on.
+  // cannot be joined). A whole-GPU pod whose own devices pods pipelined in this try took gets
+  // them back, those pods moving to free devices of the node; one whose own devices still have
+  // no room (KAI counts whole GPUs per node, not per device) keeps the devices it was placed on.
   bool PlaceVictimPod(framework::Statement& statement, Index pod, const framework::PodState* home,
                       const std::vector<Index>* nodes) {
     FitErrors errors;
@@ -219,7 +223,10 @@ class Attempt {
     if (home == nullptr || now.node != home->node) return true;
     if (session_.pod(pod).gpu.is_shared() && now.gpu_groups != home->gpu_groups) return true;
     statement.Rollback(cp);
-    if (statement.Unevict(pod)) return true;
+    // Back on its own node it keeps running on its own devices, also when a pod pipelined in
+    // this try took them: that pod moves to free devices of the node instead (KAI counts whole
+    // GPUs per node, so for KAI the victim simply stays).
+    if (statement.UnevictMovingPipelined(pod)) return true;
     const std::vector<Index> same_node = {home->node};
     options.only_nodes = &same_node;
     return placer_.Place(statement, pod, errors, options);

@@ -109,6 +109,70 @@ bool Statement::Unevict(Index pod) {
   return true;
 }
 
+bool Statement::UnevictMovingPipelined(Index pod) {
+  if (CanUnevict(pod)) return Unevict(pod);
+  const Op* evict = EvictionOf(pod, ops_.size());
+  const PodState& s = session_.state().pod(pod);
+  if (evict == nullptr || s.status != core::PodStatus::kReleasing ||
+      s.node != evict->placement.node || !evict->before.devices.size() ||
+      evict->before.portion_milli != Quantity(kWholeGpuMilli)) {
+    return false;
+  }
+  const Index node_index = s.node;
+  const std::vector<int32_t>& own = evict->before.devices;
+  const auto is_own = [&](int32_t d) { return std::find(own.begin(), own.end(), d) != own.end(); };
+  const size_t evicted_at = static_cast<size_t>(evict - ops_.data());
+  // The pods that took the own devices: whole-GPU pipelines on this node after the eviction.
+  size_t first = ops_.size();
+  size_t taken = 0;
+  for (size_t i = evicted_at + 1; i < ops_.size(); ++i) {
+    const Op& op = ops_[i];
+    if (op.kind != Kind::kPipeline && op.kind != Kind::kAllocate) continue;
+    if (op.placement.node != node_index) continue;
+    const size_t on_own = static_cast<size_t>(
+        std::count_if(op.placement.devices.begin(), op.placement.devices.end(), is_own));
+    if (on_own == 0) continue;
+    if (op.kind != Kind::kPipeline || !op.placement.whole_gpus) return false;
+    first = std::min(first, i);
+    taken += on_own;
+  }
+  if (taken == 0) return false;
+  // Devices nobody holds or gives back now were so since `first` (a device's held plus
+  // releasing share never shrinks through Apply), so the moved pods can have them all along.
+  const NodeState& node = session_.state().node(node_index);
+  std::vector<int32_t> spare;
+  for (size_t d = 0; d < node.devices.size(); ++d) {
+    const DeviceState& dev = node.devices[d];
+    if (dev.used_milli.is_zero() && dev.releasing_milli.is_zero() &&
+        !is_own(static_cast<int32_t>(d))) {
+      spare.push_back(static_cast<int32_t>(d));
+    }
+  }
+  if (spare.size() < taken) return false;
+  const core::ResourceVector request = NonGpu(session_.pod(pod).request);
+  core::ResourceVector room = node.idle;
+  room += node.releasing;
+  if (!request.FitsIn(room)) return false;
+  std::vector<Op> redo;
+  while (ops_.size() > first) {
+    Undo(ops_.back());
+    redo.push_back(std::move(ops_.back()));
+    ops_.pop_back();
+  }
+  size_t next_spare = 0;
+  for (auto it = redo.rbegin(); it != redo.rend(); ++it) {
+    Placement placement = it->placement;
+    if (it->kind == Kind::kPipeline && placement.node == node_index) {
+      for (int32_t& d : placement.devices) {
+        if (is_own(d)) d = spare[next_spare++];
+      }
+    }
+    ops_.push_back(Op{it->kind, it->pod, placement, {}, {}, {}, {}, it->reason});
+    Apply(ops_.back());
+  }
+  return Unevict(pod);
+}
+
 void Statement::PlaceOnDevices(Op& op, bool pipelined) {
   NodeState& node = session_.state().node(op.placement.node);
   for (size_t k = 0; k < op.placement.devices.size(); ++k) {

@@ -42,6 +42,12 @@ class Statement {
   // Whether `pod`'s own devices (the ones this statement's eviction freed) still have room for
   // it: nothing placed since took the share it gave back.
   bool CanUnevict(Index pod) const;
+  // Unevict for a whole-GPU pod whose own devices pods pipelined by this statement on the same
+  // node have taken: those pods are moved, on that node, to devices nobody holds or gives back
+  // (a pipelined pod's devices are only this statement's choice), and `pod` is unevicted on its
+  // own. False, changing nothing, when that is not enough (too few such devices, a device taken
+  // by a pod that is not pipelined here, or no room besides the GPUs).
+  bool UnevictMovingPipelined(Index pod);
 
   size_t Checkpoint() const { return ops_.size(); }
   void Rollback(size_t checkpoint);

@@ -160,6 +160,70 @@ TEST_F(StatementTest, NoUnevictOntoADeviceSomeoneElseTook) {
   EXPECT_EQ(session_->state().pod(staying).status, core::PodStatus::kReleasing);
 }
 
+// A pod pipelined by the same statement onto the evicted pod's device moves to a free device
+// of the node, and the evicted pod keeps running on its own.
+TEST_F(StatementTest, UnevictMovesAPipelinedPodOffTheOwnDevice) {
+  const Index staying = Pod("ns/staying");
+  const Index a = Pod("ns/a");
+  Statement s(*session_, "consolidation");
+  s.Evict(staying, "consolidation");
+  s.Pipeline(a, Whole({2}));  // staying's device, from releasing
+  ASSERT_FALSE(s.CanUnevict(staying));
+  ASSERT_TRUE(s.UnevictMovingPipelined(staying));
+  EXPECT_EQ(session_->state().pod(staying).status, core::PodStatus::kRunning);
+  EXPECT_EQ(session_->state().pod(staying).devices, std::vector<int32_t>{2});
+  EXPECT_EQ(session_->state().pod(a).status, core::PodStatus::kPipelined);
+  EXPECT_EQ(session_->state().pod(a).devices, std::vector<int32_t>{3});  // the only free one
+  EXPECT_EQ(Node().devices[2].used_milli, Quantity(1000));
+  EXPECT_EQ(Node().devices[2].releasing_milli, Quantity::Zero());
+  EXPECT_EQ(Node().devices[3].used_milli, Quantity(1000));
+  // going's devices still give back what they held; nobody was put on them.
+  EXPECT_EQ(Node().devices[0].releasing_milli, Quantity(1000));
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(2000));  // staying and a
+  s.Commit();
+  ASSERT_EQ(session_->decisions().size(), 1u);  // the eviction and its undoing cancel out
+  EXPECT_EQ(session_->decisions()[0].kind, DecisionKind::kPipeline);
+  EXPECT_EQ(session_->decisions()[0].pod, "ns/a");
+}
+
+TEST_F(StatementTest, UnevictMovingPipelinedRollsBackToTheStart) {
+  const Index staying = Pod("ns/staying");
+  Statement s(*session_, "consolidation");
+  s.Evict(staying, "consolidation");
+  s.Pipeline(Pod("ns/a"), Whole({2}));
+  ASSERT_TRUE(s.UnevictMovingPipelined(staying));
+  s.Rollback(0);
+  EXPECT_EQ(session_->state().pod(staying).status, core::PodStatus::kRunning);
+  EXPECT_EQ(session_->state().pod(Pod("ns/a")).status, core::PodStatus::kPending);
+  EXPECT_EQ(Node().devices[2].used_milli, Quantity(1000));
+  EXPECT_EQ(Node().devices[3].free_milli(), Quantity(1000));
+  EXPECT_EQ(Node().idle.cpu_milli, Quantity(8000));
+  EXPECT_EQ(Node().releasing.cpu_milli, Quantity(4000));
+  EXPECT_EQ(QueueAllocatedGpu(), Quantity(1000));
+}
+
+// An allocated pod is starting now on the device it was given: it is not moved.
+TEST_F(StatementTest, UnevictMovesNoAllocatedPod) {
+  const Index staying = Pod("ns/staying");
+  Statement s(*session_, "consolidation");
+  s.Evict(staying, "consolidation");
+  s.Allocate(Pod("ns/a"), Whole({2}));
+  EXPECT_FALSE(s.UnevictMovingPipelined(staying));
+  EXPECT_EQ(session_->state().pod(staying).status, core::PodStatus::kReleasing);
+  EXPECT_EQ(session_->state().pod(Pod("ns/a")).devices, std::vector<int32_t>{2});
+}
+
+// No device that nobody holds or gives back: nothing changes.
+TEST_F(StatementTest, UnevictMovingPipelinedNeedsAFreeDevice) {
+  const Index staying = Pod("ns/staying");
+  Statement s(*session_, "consolidation");
+  s.Evict(staying, "consolidation");
+  s.Pipeline(Pod("ns/b"), Whole({2, 3}));
+  EXPECT_FALSE(s.UnevictMovingPipelined(staying));
+  EXPECT_EQ(session_->state().pod(staying).status, core::PodStatus::kReleasing);
+  EXPECT_EQ(session_->state().pod(Pod("ns/b")).devices, (std::vector<int32_t>{2, 3}));
+}
+
 TEST_F(StatementTest, ConvertingAllocationsToPipelinesKeepsThePlaces) {
   Statement s(*session_, "allocate");
   s.Allocate(Pod("ns/a"), Whole({3}));

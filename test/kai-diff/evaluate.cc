@@ -1,5 +1,7 @@
 #include "evaluate.h"
 
+#include <algorithm>
+
 namespace quotient::kaidiff {
 
 const char* StatusName(Status s) {
@@ -96,7 +98,15 @@ std::vector<CaseResult> Evaluator::EvaluateAll(const std::vector<Case>& cases,
     kai[i].assign(first, first + runs_);
     out.push_back(Judge(&cases[i], q[i], kai[i]));
   }
-  if (confirm_runs_ <= 0) return out;
+  if (confirm_runs_ > 0) Confirm(cases, dirs, q, kai, out);
+  RecogniseByRerun(cases, dirs, q, out);
+  return out;
+}
+
+void Evaluator::Confirm(const std::vector<Case>& cases,
+                        const std::vector<std::filesystem::path>& dirs,
+                        const std::vector<RunAnswer>& q, std::vector<std::vector<RunAnswer>>& kai,
+                        std::vector<CaseResult>& out) {
   // Divergences (documented ones too) get more oracle runs: a KAI variant that the first runs
   // did not show may be Quotient's answer.
   std::vector<size_t> again;
@@ -109,7 +119,7 @@ std::vector<CaseResult> Evaluator::EvaluateAll(const std::vector<Case>& cases,
       more.push_back({cases[i].Id() + "#" + std::to_string(runs_ + run), args});
     }
   }
-  if (again.empty()) return out;
+  if (again.empty()) return;
   oracle_.Submit(more);
   const std::vector<RunAnswer> extra = oracle_.Collect();
   for (size_t j = 0; j < again.size(); ++j) {
@@ -118,7 +128,46 @@ std::vector<CaseResult> Evaluator::EvaluateAll(const std::vector<Case>& cases,
     kai[i].insert(kai[i].end(), first, first + confirm_runs_);
     out[i] = Judge(&cases[i], q[i], kai[i]);
   }
-  return out;
+}
+
+void Evaluator::RecogniseByRerun(const std::vector<Case>& cases,
+                                 const std::vector<std::filesystem::path>& dirs,
+                                 const std::vector<RunAnswer>& q, std::vector<CaseResult>& out) {
+  // A divergence still unexplained is run through the oracle again with each rerun entry's
+  // flags; when every such run is answered and Quotient matches them (exactly or a class of
+  // them), the divergence is that entry's. Numbering goes on after the first and confirmation
+  // runs, so that each run of a case keeps an id of its own.
+  int next_run = runs_ + confirm_runs_;
+  for (const KnownDifference* k : known_.Reruns()) {
+    std::vector<size_t> again;
+    std::vector<RunRequest> requests;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      if (out[i].status != Status::kDiverge || !q[i].report) continue;
+      again.push_back(i);
+      std::vector<std::string> args = ScheduleArgs(cases[i], dirs[i].string());
+      args.insert(args.end(), k->rerun_with.begin(), k->rerun_with.end());
+      for (int run = 0; run < runs_; ++run) {
+        requests.push_back({cases[i].Id() + "#" + std::to_string(next_run + run), args});
+      }
+    }
+    next_run += runs_;
+    if (again.empty()) continue;
+    oracle_.Submit(requests);
+    const std::vector<RunAnswer> answers = oracle_.Collect();
+    for (size_t j = 0; j < again.size(); ++j) {
+      const size_t i = again[j];
+      const auto first = answers.begin() + static_cast<std::ptrdiff_t>(j) * runs_;
+      const std::vector<RunAnswer> rerun(first, first + runs_);
+      if (std::any_of(rerun.begin(), rerun.end(), [](const RunAnswer& a) { return !a.report; })) {
+        continue;
+      }
+      const CaseResult judged = Judge(nullptr, q[i], rerun);
+      if (judged.status == Status::kAgree || judged.status == Status::kTieClass) {
+        out[i].status = Status::kKnown;
+        out[i].known_id = k->id;
+      }
+    }
+  }
 }
 
 CaseResult Evaluator::Evaluate(const Case& c, const std::filesystem::path& dir) {

@@ -1,7 +1,9 @@
 // One case through both schedulers and the verdict on it: the case's files are written to a
 // folder, Quotient runs once and the oracle `runs` times (KAI's own variation), the outcomes are
 // judged (compare.h); a divergence gets `confirm_runs` more oracle runs and is judged again on
-// all of them, and one that a documented difference recognises is set apart.
+// all of them, and one that a documented difference recognises is set apart: from the case and
+// the reports, or, for an entry with `rerun-with`, because KAI rerun with those flags decides as
+// Quotient did.
 // Errors: Quotient failing where KAI answers is a divergence of class quotient-error; the oracle
 // failing on every run leaves the case out (oracle-error), as it says nothing about Quotient.
 #pragma once
@@ -63,6 +65,13 @@ class Evaluator {
   int confirm_runs() const { return confirm_runs_; }
 
  private:
+  void Confirm(const std::vector<Case>& cases, const std::vector<std::filesystem::path>& dirs,
+               const std::vector<RunAnswer>& q, std::vector<std::vector<RunAnswer>>& kai,
+               std::vector<CaseResult>& out);
+  void RecogniseByRerun(const std::vector<Case>& cases,
+                        const std::vector<std::filesystem::path>& dirs,
+                        const std::vector<RunAnswer>& q, std::vector<CaseResult>& out);
+
   Engine& quotient_;
   Engine& oracle_;
   int runs_;

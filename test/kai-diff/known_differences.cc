@@ -151,8 +151,12 @@ KnownDifferences KnownDifferences::Load(const std::filesystem::path& path) {
       }
     }
     k.exclude_features = Strings(item["exclude-features"], where + ".exclude-features");
-    if (!k.has_match && k.exclude_features.empty() && predicates.count(k.id) == 0) {
-      throw std::runtime_error(where + ": no match, no exclude-features and no predicate in code");
+    k.rerun_with = Strings(item["rerun-with"], where + ".rerun-with");
+    if (!k.has_match && k.exclude_features.empty() && k.rerun_with.empty() &&
+        predicates.count(k.id) == 0) {
+      throw std::runtime_error(where +
+                               ": no match, no exclude-features, no rerun-with and no predicate "
+                               "in code");
     }
     entries.push_back(std::move(k));
   }
@@ -172,6 +176,14 @@ std::optional<std::string> KnownDifferences::Recognise(const Case& c, const Diff
     }
   }
   return std::nullopt;
+}
+
+std::vector<const KnownDifference*> KnownDifferences::Reruns() const {
+  std::vector<const KnownDifference*> out;
+  for (const KnownDifference& k : entries_) {
+    if (!k.rerun_with.empty()) out.push_back(&k);
+  }
+  return out;
 }
 
 std::set<std::string> KnownDifferences::ExcludedFeatures() const {

@@ -4,7 +4,8 @@
 // first-difference classes, actions and case tags that must all hold), by a predicate in code
 // keyed by its id (CodePredicates() in known_differences.cc, for what tags cannot say), or keeps
 // its cases out of the corpus altogether (`exclude-features`: generator features never turned
-// on). A divergence an entry recognises is counted under that id and left out of the agreement.
+// on), or by a rerun of the oracle with flags of its own (`rerun-with`). A divergence an entry
+// recognises is counted under that id and left out of the agreement.
 #pragma once
 
 #include <filesystem>
@@ -26,6 +27,9 @@ struct KnownDifference {
   std::vector<std::string> classes, actions, tags;  // `match`; empty = any
   bool has_match = false;
   std::vector<std::string> exclude_features;
+  // `rerun-with`: oracle flags; a divergence is this entry's when KAI, run again with them,
+  // decides as Quotient did (Evaluator). For differences in arithmetic, not in rules.
+  std::vector<std::string> rerun_with;
 };
 
 // What a predicate in code may read besides the case and its first difference: the two reports
@@ -53,6 +57,8 @@ class KnownDifferences {
   // The id of the first entry that recognises this divergence.
   std::optional<std::string> Recognise(const Case& c, const Difference& d,
                                        const Reports& reports = {}) const;
+  // Entries with `rerun-with`, in the file's order.
+  std::vector<const KnownDifference*> Reruns() const;
   // Features the generator must leave out.
   std::set<std::string> ExcludedFeatures() const;
   const std::vector<KnownDifference>& entries() const { return entries_; }

@@ -48,9 +48,31 @@ differences:
   EXPECT_EQ(known.ExcludedFeatures(), std::set<std::string>{"min-subgroup"});
 }
 
+TEST(KnownDifferencesTest, RerunEntriesAreListedInOrder) {
+  const KnownDifferences known = KnownDifferences::Load(Write(R"(
+differences:
+- id: rounded
+  description: a tie broken by float error
+  section: docs/kai-differences.md#rounded
+  rerun-with: [--round-fair-shares]
+- id: by-class
+  description: another
+  section: docs/kai-differences.md#other
+  match: {classes: [bind-set]}
+)"));
+  ASSERT_EQ(known.Reruns().size(), 1u);
+  EXPECT_EQ(known.Reruns()[0]->id, "rounded");
+  EXPECT_EQ(known.Reruns()[0]->rerun_with, std::vector<std::string>{"--round-fair-shares"});
+  // A rerun entry recognises nothing from the case and reports alone.
+  Case c;
+  EXPECT_FALSE(known.Recognise(c, {"fair-share-gpu", "", -1, ""}).has_value());
+}
+
 TEST(KnownDifferencesTest, CodePredicateKeyedById) {
-  KnownDifference entry{"odd-case", "odd cases", "docs/kai-differences.md#odd", {}, {}, {},
-                        false,      {}};
+  KnownDifference entry;
+  entry.id = "odd-case";
+  entry.description = "odd cases";
+  entry.section = "docs/kai-differences.md#odd";
   KnownDifferences known({entry}, {{"odd-case", [](const Case& c, const Difference&,
                                                    const Reports&) { return c.index % 2 == 1; }}});
   Case c;

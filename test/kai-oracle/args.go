@@ -16,8 +16,11 @@ type scheduleOptions struct {
 	schedulerName string // empty: the configuration's schedulerName, else "quotient"
 	now           *time.Time
 	deleteEvicted bool
-	output        string
-	verbosity     int
+	// --round-fair-shares: each queue's fair share, as KAI's proportion plugin computed it in
+	// float64, is rounded to a fine grid before the actions run (roundFairShares, queues.go).
+	roundFairShares bool
+	output          string
+	verbosity       int
 	// --node-pool / --node-pool-label-key: the pool this KAI instance serves ("" the default
 	// pool, KAI's own default; nil leaves it so). Its objects are the only ones reported.
 	nodePool         *string
@@ -87,6 +90,8 @@ func parseScheduleArgs(args []string) (*scheduleOptions, error) {
 			o.nodePoolLabelKey, err = takeValue()
 		case "--delete-evicted":
 			o.deleteEvicted, err = boolFlag(name, value, hasValue)
+		case "--round-fair-shares":
+			o.roundFairShares, err = boolFlag(name, value, hasValue)
 		case "--profile", "--reference-search":
 			// quotient-only flags that do not change the report: accepted and ignored.
 			_, err = boolFlag(name, value, hasValue)

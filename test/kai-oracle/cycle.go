@@ -114,6 +114,9 @@ func runCycle(w *objects, s *caseSettings, shift time.Duration) (*cycleResult, e
 	if err != nil {
 		return nil, fmt.Errorf("KAI could not open a session: %v", err)
 	}
+	if s.roundFairShares {
+		roundFairShares(ssn)
+	}
 	result := &cycleResult{events: events}
 	result.queues = openQueues(ssn)
 	for _, action := range s.actions {

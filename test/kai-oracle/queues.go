@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"reflect"
 	"unsafe"
 
@@ -38,6 +39,37 @@ func proportionQueues(ssn *framework.Session) map[common_info.QueueID]*rs.QueueA
 	}
 	queues, _ := readUnexported(queuesField).(map[common_info.QueueID]*rs.QueueAttributes)
 	return queues
+}
+
+// fairShareSteps is how many steps of the grid --round-fair-shares rounds to make one unit, per
+// resource in KAI's units: a billionth of a GPU, a millionth of a millicore, a byte. Each is far below what any quota,
+// request or pod is expressed in, and far above float64's error on the sums KAI's resource
+// division makes (2 can come out as 1.9999999999999998).
+var fairShareSteps = map[rs.ResourceName]float64{
+	rs.GpuResource: 1e9, rs.CpuResource: 1e6, rs.MemoryResource: 1,
+}
+
+// roundFairShares rounds every queue's fair share to that grid (dividing by a whole number of
+// steps, so 2 comes out exactly 2), through the plugin's own
+// AddResourceShare (which also drops its cached copy). Used to tell a decision KAI took on a
+// tie that exact arithmetic has from one its rules make: kai_diff reruns a divergent case with
+// it (test/kai-diff, "float-rounded-tie").
+func roundFairShares(ssn *framework.Session) {
+	for _, q := range proportionQueues(ssn) {
+		for resource, steps := range fairShareSteps {
+			share := q.ResourceShare(resource).FairShare
+			if share <= 0 {
+				continue
+			}
+			q.AddResourceShare(resource, roundedShare(share, steps)-share)
+		}
+	}
+}
+
+// roundedShare is share on a grid of 1/steps: rounded to the nearest step, divided by the
+// whole number of steps (so that a multiple of the step comes out exact).
+func roundedShare(share, steps float64) float64 {
+	return math.Round(share*steps) / steps
 }
 
 func readUnexported(field reflect.Value) interface{} {

@@ -62,6 +62,7 @@ func runCase(o *scheduleOptions, stdin io.Reader, stderr io.Writer) (*report, in
 		settings.params.PartitionParams.NodePoolLabelValue)
 	addImplicitPodGroups(world, settings.schedulerName, settings.params.QueueLabelKey)
 
+	settings.roundFairShares = o.roundFairShares
 	st := &runState{schedulerName: settings.schedulerName, queueLabelKey: settings.params.QueueLabelKey,
 		boundByRun: map[string]bool{}}
 	var cycles []cycleReport

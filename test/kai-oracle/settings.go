@@ -21,6 +21,8 @@ type caseSettings struct {
 	params        conf.SchedulerParams
 	actions       []framework.Action
 	schedulerName string
+	// roundFairShares: see scheduleOptions.roundFairShares.
+	roundFairShares bool
 }
 
 // defaultSchedulerParams are the parameters a KAI deployment runs with when no flag is given:
