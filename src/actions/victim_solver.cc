@@ -286,11 +286,11 @@ std::vector<const VictimUnit*> Prune(framework::Session& session, Attempt& attem
                                      const SolverSpec& spec,
                                      std::vector<const VictimUnit*> victims) {
   Scenario scratch;
-  // Reclaim and preempt may end with no victim left: a preemptor that fitted in the free room
-  // after all is pipelined and evicts nothing (KAI's search gets there only when placing its
-  // victims again puts each back where it was; it can instead move one, bin-packed beside the
-  // preemptor, for nothing). Consolidation exists to move pods and keeps at least one.
-  const size_t at_least = spec.all_victims_must_move ? 1 : 0;
+  // Any action may end with no victim left: a preemptor that fitted in the free room after all
+  // is pipelined and evicts nothing (KAI's search gets there only when placing its victims again
+  // puts each back where it was; it can instead move one, bin-packed beside the preemptor, for
+  // nothing). Consolidation too: moving a pod is worth it only for room the preemptor needs.
+  const size_t at_least = 0;
   // 1. Drop, all at once, units with no pod on a node the preemptor uses.
   Footprint footprint = FootprintOf(session, attempt, spec, victims);
   std::vector<const VictimUnit*> on_used;

@@ -1,6 +1,7 @@
 #include "framework/statement.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "framework/session.h"
@@ -114,7 +115,7 @@ bool Statement::UnevictMovingPipelined(Index pod) {
   const Op* evict = EvictionOf(pod, ops_.size());
   const PodState& s = session_.state().pod(pod);
   if (evict == nullptr || s.status != core::PodStatus::kReleasing ||
-      s.node != evict->placement.node || !evict->before.devices.size() ||
+      s.node != evict->placement.node || evict->before.devices.empty() ||
       evict->before.portion_milli != Quantity(kWholeGpuMilli)) {
     return false;
   }
@@ -153,23 +154,13 @@ bool Statement::UnevictMovingPipelined(Index pod) {
   core::ResourceVector room = node.idle;
   room += node.releasing;
   if (!request.FitsIn(room)) return false;
-  std::vector<Op> redo;
-  while (ops_.size() > first) {
-    Undo(ops_.back());
-    redo.push_back(std::move(ops_.back()));
-    ops_.pop_back();
-  }
   size_t next_spare = 0;
-  for (auto it = redo.rbegin(); it != redo.rend(); ++it) {
-    Placement placement = it->placement;
-    if (it->kind == Kind::kPipeline && placement.node == node_index) {
-      for (int32_t& d : placement.devices) {
-        if (is_own(d)) d = spare[next_spare++];
-      }
+  Replay(first, [&](Kind& kind, Placement& placement) {
+    if (kind != Kind::kPipeline || placement.node != node_index) return;
+    for (int32_t& d : placement.devices) {
+      if (is_own(d)) d = spare[next_spare++];
     }
-    ops_.push_back(Op{it->kind, it->pod, placement, {}, {}, {}, {}, it->reason});
-    Apply(ops_.back());
-  }
+  });
   return Unevict(pod);
 }
 
@@ -340,7 +331,7 @@ void Statement::Rollback(size_t checkpoint) {
   }
 }
 
-void Statement::ConvertAllocatedToPipelined(size_t checkpoint) {
+void Statement::Replay(size_t checkpoint, const std::function<void(Kind&, Placement&)>& change) {
   std::vector<Op> redo;
   while (ops_.size() > checkpoint) {
     Undo(ops_.back());
@@ -348,17 +339,18 @@ void Statement::ConvertAllocatedToPipelined(size_t checkpoint) {
     ops_.pop_back();
   }
   for (auto it = redo.rbegin(); it != redo.rend(); ++it) {
-    Op op{it->kind == Kind::kAllocate ? Kind::kPipeline : it->kind,
-          it->pod,
-          it->placement,
-          {},
-          {},
-          {},
-          {},
-          it->reason};
-    ops_.push_back(std::move(op));
+    Kind kind = it->kind;
+    Placement placement = it->placement;
+    change(kind, placement);
+    ops_.push_back(Op{kind, it->pod, std::move(placement), {}, {}, {}, {}, it->reason});
     Apply(ops_.back());
   }
+}
+
+void Statement::ConvertAllocatedToPipelined(size_t checkpoint) {
+  Replay(checkpoint, [](Kind& kind, Placement&) {
+    if (kind == Kind::kAllocate) kind = Kind::kPipeline;
+  });
 }
 
 bool Statement::HasPipelinedSince(size_t checkpoint) const {

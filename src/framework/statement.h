@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,9 @@ class Statement {
 
   void Apply(Op& op);
   void Undo(const Op& op);
+  // Undoes every operation after `checkpoint` and applies them again in order, each with the
+  // kind and placement `change` makes of it.
+  void Replay(size_t checkpoint, const std::function<void(Kind&, Placement&)>& change);
   void PlaceOnDevices(Op& op, bool pipelined);
   // The eviction of `pod` that is the last operation on it among ops_[0, end), or null.
   const Op* EvictionOf(Index pod, size_t end) const;

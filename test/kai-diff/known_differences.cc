@@ -60,12 +60,13 @@ bool EvictsAPodPlacedThisCycle(const Case& c, const Difference& d, const Reports
 }
 
 // docs/kai-differences.md, "A preemptor that fits moves no victim": the first difference is an
-// eviction set of reclaim or preempt in which every pod KAI evicted and Quotient did not was
-// running (KAI's eviction names its node) and was pipelined again by KAI in the same action (a
-// move), Quotient evicted nothing KAI did not, and every other pod KAI pipelined in the action
+// eviction set of reclaim, preempt or consolidation in which every pod KAI evicted and Quotient did
+// not was running (KAI's eviction names its node) and was pipelined again by KAI in the same action
+// (a move), Quotient evicted nothing KAI did not, and every other pod KAI pipelined in the action
 // Quotient pipelined too: the same preemptors were placed, without the moves.
 bool MovesAVictimForNothing(const Case&, const Difference& d, const Reports& reports) {
-  if (d.cls != "eviction-set" || (d.action != "reclaim" && d.action != "preempt") ||
+  if (d.cls != "eviction-set" ||
+      (d.action != "reclaim" && d.action != "preempt" && d.action != "consolidation") ||
       reports.kai == nullptr || reports.quotient == nullptr || d.cycle < 0) {
     return false;
   }

@@ -171,7 +171,20 @@ TEST(KnownDifferencesTest, KaiMovingAVictimThePreemptorDidNotNeedIsTheDocumented
   quotient.cycles[0].decisions = {{"reclaim", "pipeline", "ml/p", "n2"}};
   const Difference d{"eviction-set", "reclaim", 0, ""};
   EXPECT_EQ(known.Recognise(c, d, {&quotient, &kai}), "victim-moved-for-nothing");
+  // Another action's decisions say nothing of this one's.
   EXPECT_FALSE(known.Recognise(c, {"eviction-set", "consolidation", 0, ""}, {&quotient, &kai}));
+  {
+    // The same in consolidation: KAI moves a victim, Quotient places the preemptor alone.
+    Outcome kai_c, quotient_c;
+    kai_c.cycles.resize(1);
+    quotient_c.cycles.resize(1);
+    kai_c.cycles[0].decisions = {{"consolidation", "evict", "ml/v", "n4"},
+                                 {"consolidation", "pipeline", "ml/v", "n2"},
+                                 {"consolidation", "pipeline", "ml/p", "n2"}};
+    quotient_c.cycles[0].decisions = {{"consolidation", "pipeline", "ml/p", "n2"}};
+    EXPECT_EQ(known.Recognise(c, {"eviction-set", "consolidation", 0, ""}, {&quotient_c, &kai_c}),
+              "victim-moved-for-nothing");
+  }
   // Quotient did not place the preemptor: it is not the same outcome without the move.
   quotient.cycles[0].decisions = {};
   EXPECT_FALSE(known.Recognise(c, d, {&quotient, &kai}).has_value());
