@@ -290,7 +290,6 @@ std::vector<const VictimUnit*> Prune(framework::Session& session, Attempt& attem
   // is pipelined and evicts nothing (KAI's search gets there only when placing its victims again
   // puts each back where it was; it can instead move one, bin-packed beside the preemptor, for
   // nothing). Consolidation too: moving a pod is worth it only for room the preemptor needs.
-  const size_t at_least = 0;
   // 1. Drop, all at once, units with no pod on a node the preemptor uses.
   Footprint footprint = FootprintOf(session, attempt, spec, victims);
   std::vector<const VictimUnit*> on_used;
@@ -300,8 +299,7 @@ std::vector<const VictimUnit*> Prune(framework::Session& session, Attempt& attem
     });
     if (helps) on_used.push_back(unit);
   }
-  if (on_used.size() >= at_least && on_used.size() < victims.size() &&
-      attempt.Works(on_used, scratch)) {
+  if (on_used.size() < victims.size() && attempt.Works(on_used, scratch)) {
     victims = std::move(on_used);
     footprint = FootprintOf(session, attempt, spec, victims);
   }
@@ -310,8 +308,7 @@ std::vector<const VictimUnit*> Prune(framework::Session& session, Attempt& attem
   // keeps pruning linear in the victims the preemptor really needs).
   constexpr size_t kMaxSingleDrops = 64;
   size_t tries = 0;
-  for (size_t k = victims.size();
-       k-- > 0 && victims.size() > at_least && tries < kMaxSingleDrops;) {
+  for (size_t k = victims.size(); k-- > 0 && !victims.empty() && tries < kMaxSingleDrops;) {
     bool spare = !footprint.leftover_gpu_milli.empty();
     for (Index pod : victims[k]->pods) {
       const Index node = session.state().pod(pod).node;

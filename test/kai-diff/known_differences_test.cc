@@ -154,34 +154,33 @@ TEST(KnownDifferencesTest, KaiEvictingAPodTheSameActionPipelinedIsTheDocumentedD
   EXPECT_FALSE(known.Recognise(c, d, {&quotient, &kai}).has_value());
 }
 
-// docs/kai-differences.md, "A preemptor that fits moves no victim": KAI's reclaim evicting a
-// running pod and pipelining it elsewhere, where Quotient placed the same preemptor without
-// that move, is the difference; a victim KAI leaves evicted, an eviction of Quotient's own, a
-// preemptor Quotient did not place, or the same in consolidation, is not.
+// docs/kai-differences.md, "A preemptor that fits moves no victim": KAI's reclaim, preempt or
+// consolidation evicting a running pod and pipelining it elsewhere, where Quotient placed the
+// same preemptor without that move, is the difference; a victim KAI leaves evicted, an eviction
+// of Quotient's own, or a preemptor Quotient did not place, is not.
 TEST(KnownDifferencesTest, KaiMovingAVictimThePreemptorDidNotNeedIsTheDocumentedDifference) {
   const KnownDifferences known = KnownDifferences::Load(KAI_DIFF_KNOWN_DIFFERENCES);
   Case c;
+  // KAI moves victim v from n4 to n2 beside preemptor p; Quotient places p alone.
+  const auto moved_for_nothing = [](const std::string& action, Outcome& kai, Outcome& quotient) {
+    kai.cycles.assign(1, {});
+    quotient.cycles.assign(1, {});
+    kai.cycles[0].decisions = {{action, "evict", "ml/v", "n4"},
+                               {action, "pipeline", "ml/v", "n2"},
+                               {action, "pipeline", "ml/p", "n2"}};
+    quotient.cycles[0].decisions = {{action, "pipeline", "ml/p", "n2"}};
+  };
   c.run.actions = {"reclaim"};
   Outcome kai, quotient;
-  kai.cycles.resize(1);
-  quotient.cycles.resize(1);
-  kai.cycles[0].decisions = {{"reclaim", "evict", "ml/v", "n4"},
-                             {"reclaim", "pipeline", "ml/v", "n2"},
-                             {"reclaim", "pipeline", "ml/p", "n2"}};
-  quotient.cycles[0].decisions = {{"reclaim", "pipeline", "ml/p", "n2"}};
+  moved_for_nothing("reclaim", kai, quotient);
   const Difference d{"eviction-set", "reclaim", 0, ""};
   EXPECT_EQ(known.Recognise(c, d, {&quotient, &kai}), "victim-moved-for-nothing");
   // Another action's decisions say nothing of this one's.
   EXPECT_FALSE(known.Recognise(c, {"eviction-set", "consolidation", 0, ""}, {&quotient, &kai}));
   {
-    // The same in consolidation: KAI moves a victim, Quotient places the preemptor alone.
+    // The same in consolidation.
     Outcome kai_c, quotient_c;
-    kai_c.cycles.resize(1);
-    quotient_c.cycles.resize(1);
-    kai_c.cycles[0].decisions = {{"consolidation", "evict", "ml/v", "n4"},
-                                 {"consolidation", "pipeline", "ml/v", "n2"},
-                                 {"consolidation", "pipeline", "ml/p", "n2"}};
-    quotient_c.cycles[0].decisions = {{"consolidation", "pipeline", "ml/p", "n2"}};
+    moved_for_nothing("consolidation", kai_c, quotient_c);
     EXPECT_EQ(known.Recognise(c, {"eviction-set", "consolidation", 0, ""}, {&quotient_c, &kai_c}),
               "victim-moved-for-nothing");
   }
