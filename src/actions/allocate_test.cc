@@ -226,6 +226,162 @@ TEST_F(AllocateTest, SpreadPlacesOnTheEmptierNode) {
   EXPECT_EQ(Decisions(), std::vector<std::string>{"bind ns/new n2"});
 }
 
+TEST_F(AllocateTest, AFractionCountsANodeWithIdleGpusAvailableThoughItsGpuMustWait) {
+  // KAI's nodeavailability (IsTaskAllocatable) counts, for a fraction, the node's idle whole
+  // GPUs plus the groups in use that fit it counting releasing co-tenants; which device the pod
+  // then takes does not enter. Spread: n1 (4 GPUs) has group g, half held by a running pod and
+  // half by a terminating one, and 3 free GPUs; n2 (4 GPUs) has group h with half free, a
+  // running 1-GPU pod and 2 free GPUs. Both nodes fit the half on a shared GPU in use
+  // (gpusharingorder) and both are available, so spread decides: n1 has 3 of 4 GPUs nobody
+  // holds, n2 2 of 4. On n1 the pod takes g, the fuller shared GPU, and waits for its
+  // terminating co-tenant: pipelined. (Counting n1 unavailable because g must wait would send
+  // it to n2.)
+  objects_.nodes = {MakeNode("n1").Gpus(4), MakeNode("n2").Gpus(4)};
+  objects_.queues = {MakeQueue("q").Gpu(-1, -1, 1)};
+  const auto half_on = [&](const std::string& name, const std::string& node,
+                           const std::string& group) {
+    return MakePod("ns", name)
+        .Queue("q")
+        .Annotation("gpu-fraction", "0.5")
+        .Label("runai-gpu-group", group)
+        .RunningOn(node);
+  };
+  objects_.pods.push_back(half_on("g-run", "n1", "g"));
+  objects_.pods.push_back(half_on("g-going", "n1", "g").Deleting());
+  objects_.pods.push_back(half_on("h-run", "n2", "h"));
+  objects_.pods.push_back(MakePod("ns", "whole").Queue("q").Gpus(1).RunningOn("n2"));
+  objects_.pods.push_back(MakePod("ns", "p").Queue("q").Annotation("gpu-fraction", "0.5"));
+  config_.tiers = {
+      framework::Tier{{framework::PluginOption{"gpupack", {}},
+                       framework::PluginOption{"nodeplacement", {{"gpu", "spread"}}}}}};
+  Run();
+  EXPECT_EQ(Decisions(), std::vector<std::string>{"pipeline ns/p n1"});
+  ASSERT_EQ(session_->decisions().size(), 1u);
+  EXPECT_EQ(session_->decisions()[0].gpu_groups, std::vector<std::string>{"g"});
+}
+
+TEST_F(AllocateTest, APodJoiningAGroupOnlyPipelinedPodsHoldWaitsWithThem) {
+  // n1: 2 GPUs and 4 cores, all 4 held by a terminating CPU pod. p1 (half a GPU, 2 cores) can
+  // only wait for those cores: pipelined, opening group n1-gpu0 on a free GPU. p2 (a quarter,
+  // no cores) packs onto the fullest shared GPU with room, n1-gpu0; that group is not allocated
+  // yet (KAI's EnoughIdleResourcesOnGpu: a group missing from AllocatedSharedGPUsMemory), so p2
+  // waits with p1 rather than starting on a GPU nobody has started on.
+  objects_.nodes = {MakeNode("n1").Gpus(2).Cpu("4")};
+  objects_.queues = {MakeQueue("q").Gpu(-1, -1, 1)};
+  objects_.pods.push_back(MakePod("ns", "cpu").Queue("q").Cpu("4").RunningOn("n1").Deleting());
+  objects_.pods.push_back(
+      MakePod("ns", "p1").Queue("q").Annotation("gpu-fraction", "0.5").Cpu("2").Created(1));
+  objects_.pods.push_back(
+      MakePod("ns", "p2").Queue("q").Annotation("gpu-fraction", "0.25").Created(2));
+  Run();
+  EXPECT_EQ(Decisions(), (std::vector<std::string>{"pipeline ns/p1 n1", "pipeline ns/p2 n1"}));
+  ASSERT_EQ(session_->decisions().size(), 2u);
+  EXPECT_EQ(session_->decisions()[1].gpu_groups, session_->decisions()[0].gpu_groups);
+}
+
+TEST_F(AllocateTest, AGroupAnAllocationOpenedStaysJoinableWhenItsPodsWait) {
+  // n1: 2 GPUs and 4 cores, 2 of them held by a terminating CPU pod. Gang of 2 pods, each a
+  // quarter GPU and 2 cores: g-0 fits now and opens group n1-gpu0; g-1 packs onto it but must
+  // wait for the cores -> the gang is pipelined (no GPU is being given back, so n1-gpu0 stays
+  // where it is). The group was allocated once, so it is not one only pipelined pods ever
+  // joined (KAI keeps its key in AllocatedSharedGPUsMemory): p (a quarter, no cores) packs onto
+  // it and starts now.
+  objects_.nodes = {MakeNode("n1").Gpus(2).Cpu("4")};
+  objects_.queues = {MakeQueue("q").Gpu(-1, -1, 1)};
+  objects_.pods.push_back(MakePod("ns", "cpu").Queue("q").Cpu("2").RunningOn("n1").Deleting());
+  objects_.pod_groups = {MakeGroup("ns", "gang").Queue("q").MinMember(2)};
+  for (int i = 0; i < 2; ++i) {
+    objects_.pods.push_back(MakePod("ns", "g-" + std::to_string(i))
+                                .Group("gang")
+                                .Annotation("gpu-fraction", "0.25")
+                                .Cpu("2")
+                                .Created(100));
+  }
+  objects_.pods.push_back(
+      MakePod("ns", "p").Queue("q").Annotation("gpu-fraction", "0.25").Created(200));
+  Run();
+  EXPECT_EQ(Decisions(),
+            (std::vector<std::string>{"pipeline ns/g-0 n1", "pipeline ns/g-1 n1", "bind ns/p n1"}));
+  ASSERT_EQ(session_->decisions().size(), 3u);
+  EXPECT_EQ(session_->decisions()[2].gpu_groups, std::vector<std::string>{"n1-gpu0"});
+}
+
+TEST_F(AllocateTest, AGangMemberTurnedPipelineGivesItsFreeGpuBack) {
+  // n1: 3 GPUs, two held by terminating pods, one free. Gang of 2 x 1 GPU: g-0 takes the free
+  // GPU, g-1 can only wait for a terminating pod's -> the gang is pipelined. KAI then charges
+  // g-0 to the node's releasing GPUs and hands its idle one back (ConvertAllocatedToPipelined):
+  // g-0 moves to the other releasing GPU, and the 1-GPU job after the gang starts now on the
+  // free one. Had g-0 kept it, that job would wait too.
+  objects_.nodes = {MakeNode("n1").Gpus(3)};
+  objects_.queues = {MakeQueue("q").Gpu(-1, -1, 1)};
+  objects_.pods.push_back(MakePod("ns", "old-0").Queue("q").Gpus(1).RunningOn("n1").Deleting());
+  objects_.pods.push_back(MakePod("ns", "old-1").Queue("q").Gpus(1).RunningOn("n1").Deleting());
+  objects_.pod_groups = {MakeGroup("ns", "gang").Queue("q").MinMember(2)};
+  objects_.pods.push_back(MakePod("ns", "g-0").Group("gang").Gpus(1).Created(100));
+  objects_.pods.push_back(MakePod("ns", "g-1").Group("gang").Gpus(1).Created(100));
+  objects_.pods.push_back(MakePod("ns", "small").Queue("q").Gpus(1).Created(200));
+  Run();
+  EXPECT_EQ(Decisions(), (std::vector<std::string>{"pipeline ns/g-0 n1", "pipeline ns/g-1 n1",
+                                                   "bind ns/small n1"}));
+}
+
+TEST_F(AllocateTest, AQueueWhoseLastJobWasTakenLeavesItsParentsChoiceUntilItHasOneAgain) {
+  // KAI's job order prunes a queue left without jobs from its parent's heap when the job is
+  // popped (handlePopFromNode), so the parent's top is chosen again then; a job pushed back
+  // into it (elastic growth) makes a new node, which takes the top only by going before it.
+  // One node, 8 GPUs; a(4) > a-1(15): a 3-pod gang (3 GPUs); b(4) > b-1(4): an elastic job of 2
+  // pods x 2 GPUs, minimum 1; b-3(1): 1 GPU. Fair shares: a 3, b 5 (the GPU left over), b-1 4,
+  // b-3 1. Shares with the job are allocated / max(deserved, fair share).
+  // Pop 1: a (0 + 3) / 4 = 0.75; b stands with b-1's job (b-1 (0 + 2) / 4 = 0.5 before b-3's
+  //   1 / 1): (0 + 2) / 5 = 0.4 -> b-1's first pod. b-1 is now empty and leaves b, whose top
+  //   becomes b-3; pushed back, b-1 ties b-3 with its job (4 / 4 = 1 / 1) and has more without
+  //   it (2 / 4 > 0), so b-3 stays on top.
+  // Pop 2: b with b-3's job (2 + 1) / 5 = 0.6 < a's 0.75 -> b-3. (With b-1 still standing for b,
+  //   (2 + 2) / 5 = 0.8 would have put a first.)
+  // Pop 3: b with b-1's job asks 3 + 2 > its deserved 4, a 0 + 3 <= 4 -> a's gang. Pop 4: e-1.
+  objects_.nodes = {MakeNode("n").Gpus(8)};
+  objects_.queues = {
+      MakeQueue("a").Gpu(4, -1, 1).Created(1), MakeQueue("a-1").Parent("a").Gpu(15, -1, 1),
+      MakeQueue("b").Gpu(4, -1, 1).Created(2), MakeQueue("b-1").Parent("b").Gpu(4, -1, 1),
+      MakeQueue("b-3").Parent("b").Gpu(1, -1, 1)};
+  objects_.pod_groups = {MakeGroup("ns", "gang").Queue("a-1").MinMember(3),
+                         MakeGroup("ns", "elastic").Queue("b-1").MinMember(1)};
+  for (int i = 0; i < 3; ++i) {
+    objects_.pods.push_back(
+        MakePod("ns", "a-" + std::to_string(i)).Group("gang").Gpus(1).Created(100));
+  }
+  for (int i = 0; i < 2; ++i) {
+    objects_.pods.push_back(
+        MakePod("ns", "e-" + std::to_string(i)).Group("elastic").Gpus(2).Created(100));
+  }
+  objects_.pods.push_back(MakePod("ns", "b3").Queue("b-3").Gpus(1).Created(100));
+  Run();
+  EXPECT_EQ(Decisions(),
+            (std::vector<std::string>{"bind ns/e-0 n", "bind ns/b3 n", "bind ns/a-0 n",
+                                      "bind ns/a-1 n", "bind ns/a-2 n", "bind ns/e-1 n"}));
+}
+
+TEST_F(AllocateTest, APendingGpuMemoryRequestJustAboveTheQuotaIsNotWithinIt) {
+  // KAI floors a node's GPU memory label to 100 MiB (81920 -> 81900) and counts a pending
+  // gpu-memory pod as memory / that, unrounded: two pods of 40960 MiB ask for 1.000244 GPUs,
+  // more than queue a's deserved 1, so a is not "under quota with the job" while b (4 GPUs,
+  // deserved 4) is: b goes first and takes the node's 4 GPUs. (Rounded to the nearest
+  // milli-GPU, a's 1.000 would tie b up to the allocatable shares, and a's 1 < 4 would win.)
+  objects_.nodes = {MakeNode("n").Gpus(4).Label("nvidia.com/gpu.memory", "81920")};
+  objects_.queues = {MakeQueue("a").Gpu(1, -1, 1).Created(1),
+                     MakeQueue("b").Gpu(4, -1, 1).Created(2)};
+  objects_.pod_groups = {MakeGroup("ns", "halves").Queue("a").MinMember(2)};
+  for (int i = 0; i < 2; ++i) {
+    objects_.pods.push_back(MakePod("ns", "half-" + std::to_string(i))
+                                .Group("halves")
+                                .Annotation("gpu-memory", "40960")
+                                .Created(100));
+  }
+  objects_.pods.push_back(MakePod("ns", "four").Queue("b").Gpus(4).Created(100));
+  Run();
+  EXPECT_EQ(Decisions(), std::vector<std::string>{"bind ns/four n"});
+}
+
 TEST(FitErrors, SortedHistogram) {
   FitErrors e;
   e.set_nodes(4);

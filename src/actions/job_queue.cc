@@ -169,8 +169,59 @@ void JobQueue::MarkPath(const framework::Session& session, core::Index queue) {
 }
 
 void JobQueue::Push(const framework::Session& session, core::Index job) {
+  const core::Index leaf = snapshot_->jobs[static_cast<size_t>(job)].queue;
+  const bool was_linked = !candidates_[static_cast<size_t>(leaf)].empty();
   Add(session, job);
-  MarkPath(session, leaf_of_[static_cast<size_t>(job)]);
+  if (!was_linked) Link(session, leaf);
+  MarkPath(session, leaf);
+}
+
+bool JobQueue::HasJobs(const framework::Session& session, core::Index queue) const {
+  const fairshare::QueueShare& q = session.shares()[queue];
+  if (q.children.empty()) return !candidates_[static_cast<size_t>(queue)].empty();
+  return std::any_of(q.children.begin(), q.children.end(),
+                     [&](core::Index child) { return HasJobs(session, child); });
+}
+
+void JobQueue::Link(const framework::Session& session, core::Index queue) {
+  // KAI's PushJob into a leaf its heap had pruned: a new node, pushed into its parent's heap,
+  // which takes it as its top only when it goes before the top there; a parent that was pruned
+  // too is new, with it alone, and is pushed into its own parent the same way.
+  for (core::Index at = queue;;) {
+    const core::Index parent = session.shares()[at].parent;
+    const std::vector<core::Index>& siblings =
+        parent == core::kNone ? roots_ : session.shares()[parent].children;
+    const bool parent_had_jobs =
+        parent == core::kNone || std::any_of(siblings.begin(), siblings.end(), [&](core::Index c) {
+          return c != at && HasJobs(session, c);
+        });
+    core::Index& top = parent == core::kNone ? root_top_ : top_[static_cast<size_t>(parent)];
+    const std::optional<core::Index> mine = Representative(session, at);
+    const std::optional<core::Index> theirs =
+        top == core::kNone || top == at ? std::nullopt : Representative(session, top);
+    if (!theirs || (mine && fairshare::CompareQueueKeys(session.shares(), KeyOf(session, at, *mine),
+                                                        KeyOf(session, top, *theirs)) < 0)) {
+      top = at;
+    }
+    if (parent_had_jobs) return;
+    at = parent;
+  }
+}
+
+void JobQueue::Unlink(const framework::Session& session, core::Index queue) {
+  // KAI's handlePopFromNode: a node left without jobs leaves its parent's heap, whose new top
+  // is chosen then, before the popped job is placed; a parent left empty goes the same way.
+  for (core::Index at = queue;;) {
+    const core::Index parent = session.shares()[at].parent;
+    if (parent == core::kNone) {
+      root_top_ = BestChild(session, roots_);
+      return;
+    }
+    core::Index& top = top_[static_cast<size_t>(parent)];
+    top = BestChild(session, session.shares()[parent].children);
+    if (top != core::kNone) return;
+    at = parent;
+  }
 }
 
 bool JobQueue::JobBefore(core::Index a, core::Index b) const {
@@ -255,6 +306,7 @@ std::optional<core::Index> JobQueue::Pop(const framework::Session& session) {
   auto& jobs = candidates_[static_cast<size_t>(leaf)];
   const core::Index job = *jobs.begin();
   jobs.erase(jobs.begin());
+  if (jobs.empty()) Unlink(session, leaf);
   MarkPath(session, leaf);
   return job;
 }

@@ -91,6 +91,12 @@ class JobQueue {
                         const std::vector<core::Index>& queues) const;
   const fairshare::QueueOrderKey& KeyOf(const framework::Session& session, core::Index queue,
                                         core::Index job) const;
+  // Whether any leaf under `queue` (or `queue` itself) has a job filed.
+  bool HasJobs(const framework::Session& session, core::Index queue) const;
+  // A leaf that had no job left gets one back: it re-enters its parent's choice (see there).
+  void Link(const framework::Session& session, core::Index queue);
+  // A leaf's last job was popped: its parent (or the top level) chooses a new top now.
+  void Unlink(const framework::Session& session, core::Index queue);
   // Marks the queue and its ancestors: their places among their siblings may have changed.
   void MarkPath(const framework::Session& session, core::Index queue);
 

@@ -19,6 +19,9 @@ struct DeviceChoice {
   std::vector<std::string> groups;
   int new_groups = 0;
   bool fits_existing_shared = false;
+  // Shared-GPU pods: devices that can take the pod without waiting for a whole GPU to be
+  // released (free devices, and groups in use with room once their releasing co-tenants go).
+  int64_t available_devices = 0;
 };
 
 // A pod that will be pipelined takes devices releasing pods give back first, leaving free ones
@@ -72,7 +75,10 @@ std::optional<SharedCandidate> SharedCandidateAt(const framework::NodeState& sta
   if (!existing && !fresh && !freeing) return std::nullopt;
   // Such a device is a releasing whole GPU: a new group there waits for it (KAI's
   // findGpuForSharingOnNode charges a new group a whole idle GPU, and the node has none here).
-  const bool fits_now = !freeing && portion <= dev.free_milli();
+  // A group only pipelined pods ever joined has started on nothing: a pod joining it waits with
+  // them (KAI's EnoughIdleResourcesOnGpu: a group missing from AllocatedSharedGPUsMemory).
+  const bool only_pipelined = existing && !dev.allocated_group;
+  const bool fits_now = !freeing && !only_pipelined && portion <= dev.free_milli();
   const bool fits_later = portion <= dev.free_milli() + dev.releasing_milli;
   if (!fits_later) return std::nullopt;
   const int64_t used = existing ? dev.used_milli.value() + dev.releasing_milli.value() : 0;
@@ -96,6 +102,7 @@ DeviceChoice ChooseOneSharedDevice(const framework::NodeState& state, Quantity p
     std::optional<SharedCandidate> candidate = SharedCandidateAt(state, d, portion, pack);
     if (!candidate) continue;
     c.fits_existing_shared = c.fits_existing_shared || candidate->existing;
+    c.available_devices += candidate->existing || !candidate->needs_releasing ? 1 : 0;
     if (!pick || BetterShared(*candidate, *pick)) pick = candidate;
   }
   if (!pick) return c;
@@ -114,11 +121,12 @@ DeviceChoice ChooseSharedDevices(const framework::NodeState& state, const std::s
   DeviceChoice c;
   std::vector<SharedCandidate> candidates;
   for (size_t d = 0; d < state.devices.size(); ++d) {
-    if (only_device && static_cast<int32_t>(d) != *only_device) continue;
     std::optional<SharedCandidate> candidate = SharedCandidateAt(state, d, portion, pack);
     if (!candidate) continue;
-    candidates.push_back(*candidate);
     c.fits_existing_shared = c.fits_existing_shared || candidate->existing;
+    c.available_devices += candidate->existing || !candidate->needs_releasing ? 1 : 0;
+    if (only_device && static_cast<int32_t>(d) != *only_device) continue;
+    candidates.push_back(*candidate);
   }
   if (static_cast<int64_t>(candidates.size()) < count) return c;
   std::stable_sort(candidates.begin(), candidates.end(), BetterShared);
@@ -264,6 +272,12 @@ NodeFit FitResources(const framework::Session& session, Index pod_index, Index n
   const bool non_gpu_idle = Short(need, state.idle).empty();
   out.fits_idle = non_gpu_idle && gpu.idle;
   out.fits_existing_shared = gpu.fits_existing_shared;
+  // KAI's IsTaskAllocatable counts, for a shared-GPU pod, idle whole GPUs plus the groups in use
+  // that fit it counting releasing co-tenants (fractionTaskGpusAllocatableDeviceCount): the node
+  // is available even when the device the pod will take makes it wait.
+  out.available = pod.gpu.is_shared() ? Short(framework::NonGpu(pod.request), state.idle).empty() &&
+                                            gpu.available_devices >= pod.gpu.num_devices
+                                      : out.fits_idle;
   out.fit = out.fits_idle ? Fit::kIdle : Fit::kReleasing;
   if (!with_placement) return out;
   if (out.fit == Fit::kReleasing && pod.gpu.kind == core::GpuSharing::Kind::kWhole) {

@@ -36,7 +36,10 @@ struct NodeFit {
   Fit fit = Fit::kNone;
   std::string reason;  // kNone: "node(s) didn't have enough resources: GPUs and cpu"
   framework::Placement placement;
-  bool fits_idle = false;             // nodeavailability: it fits on idle resources alone
+  bool fits_idle = false;  // it fits on idle resources alone (allocated, not pipelined)
+  // nodeavailability (KAI's IsTaskAllocatable): as fits_idle, except that a shared-GPU pod needs
+  // only enough devices that are free or shared with room counting releasing co-tenants.
+  bool available = false;
   bool fits_existing_shared = false;  // gpusharingorder: it fits a shared GPU already in use
 };
 

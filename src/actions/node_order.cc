@@ -24,7 +24,7 @@ NodeScore ScoreNode(const framework::Session& session, core::Index pod_index,
                           : !IsWholeGpuPod(pod) && session.state().shared_gpu_in_use(node_index)) {
     s.points += 1000;
   }
-  if (fit.fits_idle) s.points += 100;
+  if (fit.available) s.points += 100;
   const bool gpu_node = !state.devices.empty() || node.mig_enabled;
   if (!gpu_pod && !gpu_node) s.points += 10;
   if (gpu_pod) {

@@ -7,15 +7,18 @@
 namespace quotient::core {
 namespace {
 
-// A pending gpu-memory request as KAI's GpuMemoryAsGpuFraction: memory / divisor per device in
-// milli-GPU, to the nearest (KAI keeps the exact fraction), uncapped: a request larger than the
-// divisor counts more than a device, as in KAI. No divisor (no node labels its GPU memory):
+// A pending gpu-memory request as KAI's GpuMemoryAsGpuFraction: devices x memory / divisor in
+// milli-GPU, rounded up (KAI keeps the exact fraction, and with labels floored to 100 MiB it is
+// rarely a whole number of milli-GPUs: 2 x 40960 MiB of an 81900 MiB GPU is 1.000244 GPUs, more
+// than a deserved quota of 1, which a queue-order or capacity test against a whole number of
+// milli-GPUs, x <= D or x > D, then decides exactly as KAI does), uncapped: a request larger than
+// the divisor counts more than a device, as in KAI. No divisor (no node labels its GPU memory):
 // no GPU, as KAI skips the conversion when MinNodeGPUMemoryMiB / MaxNodeGPUMemoryMiB is nil.
 Quantity PendingMemoryQuota(const GpuSharing& g, std::optional<int64_t> divisor) {
   if (!divisor || *divisor <= 0) return Quantity::Zero();
-  const Int128 num = static_cast<Int128>(g.memory_mib.value()) * 1000;
+  const Int128 num = static_cast<Int128>(g.memory_mib.value()) * 1000 * g.num_devices;
   const Int128 den = *divisor;
-  return Quantity(static_cast<int64_t>((2 * num + den) / (2 * den))).Times(g.num_devices);
+  return Quantity(static_cast<int64_t>((num + den - 1) / den));
 }
 
 // `pending_divisor`: the GPU memory a pending gpu-memory request is sized by.

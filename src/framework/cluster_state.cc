@@ -49,6 +49,7 @@ ClusterState::ClusterState(const core::Snapshot& snapshot,
                  : gpu.state == core::GpuDevice::State::kWhole ? DeviceState::Kind::kWhole
                                                                : DeviceState::Kind::kShared;
       dev.group = gpu.group;
+      dev.allocated_group = !gpu.holders.empty();
       for (const core::GpuDevice::Holder& h : gpu.holders) {
         ++dev.holders;
         (releasing(snapshot.pods[static_cast<size_t>(h.pod)]) ? dev.releasing_milli

@@ -35,6 +35,10 @@ struct DeviceState {
   Quantity used_milli;       // held by pods that are not releasing (virtual ones included)
   Quantity releasing_milli;  // held by releasing pods and not yet claimed by pipelined ones
   int32_t holders = 0;       // pods holding a share of this device, in any state
+  // kShared: a pod was allocated a share of the group (or held one when the session opened);
+  // a group only pipelined pods ever joined has started on nothing (KAI's group key in
+  // AllocatedSharedGPUsMemory, which stays once made).
+  bool allocated_group = false;
 
   Quantity free_milli() const { return Quantity(kWholeGpuMilli) - used_milli - releasing_milli; }
 };

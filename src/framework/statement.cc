@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "framework/session.h"
@@ -179,6 +180,7 @@ void Statement::PlaceOnDevices(Op& op, bool pipelined) {
     }
     d.used_milli += want;
     ++d.holders;
+    d.allocated_group = d.allocated_group || !pipelined;
     if (op.placement.whole_gpus) {
       d.kind = DeviceState::Kind::kWhole;
       d.group.clear();
@@ -348,9 +350,57 @@ void Statement::Replay(size_t checkpoint, const std::function<void(Kind&, Placem
 }
 
 void Statement::ConvertAllocatedToPipelined(size_t checkpoint) {
-  Replay(checkpoint, [](Kind& kind, Placement&) {
-    if (kind == Kind::kAllocate) kind = Kind::kPipeline;
+  // A pipelined pod waits for releasing resources (KAI charges it to ReleasingVector, handing
+  // its idle share back): an allocation that took a device nobody held or gave back moves to a
+  // device only releasing pods hold, when there is one, leaving the free device to a pod that
+  // can start now. Devices the replayed operations name are not moved to, so no two of them
+  // meet on one device; a pod that joined a moved GPU group follows it.
+  std::map<Index, std::set<int32_t>> taken;
+  for (size_t i = checkpoint; i < ops_.size(); ++i) {
+    const Op& op = ops_[i];
+    if (op.kind != Kind::kAllocate && op.kind != Kind::kPipeline) continue;
+    taken[op.placement.node].insert(op.placement.devices.begin(), op.placement.devices.end());
+  }
+  std::map<std::pair<Index, int32_t>, int32_t> moved;
+  std::vector<size_t> converted;
+  size_t at = checkpoint;
+  Replay(checkpoint, [&](Kind& kind, Placement& placement) {
+    const size_t index = at++;
+    if (kind != Kind::kAllocate && kind != Kind::kPipeline) return;
+    for (int32_t& d : placement.devices) {
+      const auto it = moved.find({placement.node, d});
+      if (it != moved.end()) d = it->second;
+    }
+    if (kind != Kind::kAllocate) return;
+    kind = Kind::kPipeline;
+    converted.push_back(index);
+    const NodeState& node = session_.state().node(placement.node);
+    std::set<int32_t>& named = taken[placement.node];
+    for (int32_t& d : placement.devices) {
+      const DeviceState& from = node.devices[static_cast<size_t>(d)];
+      if (!from.used_milli.is_zero() || !from.releasing_milli.is_zero()) continue;
+      for (size_t t = 0; t < node.devices.size(); ++t) {
+        const DeviceState& to = node.devices[t];
+        const int32_t target = static_cast<int32_t>(t);
+        if (!to.used_milli.is_zero() || to.releasing_milli.is_zero() || named.count(target)) {
+          continue;
+        }
+        named.insert(target);
+        moved[{placement.node, d}] = target;
+        d = target;
+        break;
+      }
+    }
   });
+  // A group an allocation joined or opened stays allocated once its pods wait (KAI keeps the
+  // group's key when it turns them into pipelines).
+  for (size_t index : converted) {
+    const Op& op = ops_[index];
+    if (op.placement.whole_gpus) continue;
+    NodeState& node = session_.state().node(op.placement.node);
+    for (int32_t d : op.placement.devices)
+      node.devices[static_cast<size_t>(d)].allocated_group = true;
+  }
 }
 
 bool Statement::HasPipelinedSince(size_t checkpoint) const {

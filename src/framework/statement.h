@@ -55,8 +55,9 @@ class Statement {
   void Discard() { Rollback(0); }
   void Commit();
 
-  // Every Allocate after `checkpoint` becomes a Pipeline to the same place (a gang with any
-  // pipelined member is wholly pipelined).
+  // Every Allocate after `checkpoint` becomes a Pipeline (a gang with any pipelined member is
+  // wholly pipelined), to the same node; a device it took that nobody held or gave back is
+  // exchanged for one only releasing pods hold, where the operations replayed leave one.
   void ConvertAllocatedToPipelined(size_t checkpoint);
 
   // Whether any operation after `checkpoint` is a Pipeline.

@@ -241,6 +241,30 @@ TEST_F(StatementTest, ConvertingAllocationsToPipelinesKeepsThePlaces) {
   EXPECT_EQ(session_->decisions()[1].node, "n1");
 }
 
+// A shared GPU group opened on a device nobody held moves, when its pods are turned into
+// pipelines, to a device only releasing pods hold; a pod that joined the group follows it.
+TEST_F(StatementTest, ConvertingAllocationsToPipelinesGivesAFreeDeviceBack) {
+  Statement s(*session_, "allocate");
+  const auto shared = [&](Quantity portion) {
+    Placement p;
+    p.node = 0;
+    p.devices = {3};
+    p.gpu_groups = {"grp"};
+    p.portion_milli = portion;
+    return p;
+  };
+  s.Allocate(Pod("ns/a"), shared(Quantity(500)));
+  s.Allocate(Pod("ns/b"), shared(Quantity(250)));
+  s.ConvertAllocatedToPipelined(0);
+  // Devices 0 and 1 are given back by the terminating pod; the first of them takes the group.
+  EXPECT_EQ(session_->state().pod(Pod("ns/a")).devices, std::vector<int32_t>{0});
+  EXPECT_EQ(session_->state().pod(Pod("ns/b")).devices, std::vector<int32_t>{0});
+  EXPECT_EQ(session_->state().pod(Pod("ns/b")).status, core::PodStatus::kPipelined);
+  EXPECT_EQ(Node().devices[0].group, "grp");
+  EXPECT_EQ(Node().devices[3].used_milli, Quantity::Zero());
+  EXPECT_EQ(Node().devices[3].holders, 0);
+}
+
 TEST_F(StatementTest, CommitTurnsOperationsIntoDecisionsInOrder) {
   {
     Statement s(*session_, "allocate");
