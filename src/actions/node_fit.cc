@@ -275,9 +275,12 @@ NodeFit FitResources(const framework::Session& session, Index pod_index, Index n
   // KAI's IsTaskAllocatable counts, for a shared-GPU pod, idle whole GPUs plus the groups in use
   // that fit it counting releasing co-tenants (fractionTaskGpusAllocatableDeviceCount): the node
   // is available even when the device the pod will take makes it wait.
-  out.available = pod.gpu.is_shared() ? Short(framework::NonGpu(pod.request), state.idle).empty() &&
-                                            gpu.available_devices >= pod.gpu.num_devices
-                                      : out.fits_idle;
+  // (`need` adds only reservation pods to the request: when it fits idle, so does the request.)
+  out.available =
+      pod.gpu.is_shared()
+          ? gpu.available_devices >= pod.gpu.num_devices &&
+                (non_gpu_idle || Short(framework::NonGpu(pod.request), state.idle).empty())
+          : out.fits_idle;
   out.fit = out.fits_idle ? Fit::kIdle : Fit::kReleasing;
   if (!with_placement) return out;
   if (out.fit == Fit::kReleasing && pod.gpu.kind == core::GpuSharing::Kind::kWhole) {

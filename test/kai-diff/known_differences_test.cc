@@ -98,16 +98,26 @@ TEST(KnownDifferencesTest, ConsolidationUnderSpreadIsTheDocumentedDifference) {
   EXPECT_FALSE(known.Recognise(c, {"eviction-set", "consolidation", 0, ""}).has_value());
 }
 
+// One cycle of the five actions, with the outcomes KAI and Quotient reported for it.
+struct OneCycle {
+  OneCycle() {
+    c.run.actions = {"allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"};
+    kai.cycles.resize(1);
+    quotient.cycles.resize(1);
+  }
+  Case c;
+  Outcome kai, quotient;
+};
+
 // The rule of docs/kai-differences.md, "Pods placed earlier in the same cycle are never victims":
 // KAI evicting in consolidation a pod its allocate bound the same cycle is that difference; an
 // eviction of a pod that was running when the cycle opened, or one Quotient made too, is not.
 TEST(KnownDifferencesTest, KaiEvictingAPodPlacedThisCycleIsTheDocumentedDifference) {
   const KnownDifferences known = KnownDifferences::Load(KAI_DIFF_KNOWN_DIFFERENCES);
-  Case c;
-  c.run.actions = {"allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"};
-  Outcome kai, quotient;
-  kai.cycles.resize(1);
-  quotient.cycles.resize(1);
+  OneCycle run;
+  const Case& c = run.c;
+  Outcome& kai = run.kai;
+  Outcome& quotient = run.quotient;
   kai.cycles[0].decisions = {{"allocate", "bind", "ml/a", "n1"},
                              {"consolidation", "evict", "ml/a", ""},
                              {"consolidation", "pipeline", "ml/a", "n2"},
@@ -135,11 +145,10 @@ TEST(KnownDifferencesTest, KaiEvictingAPodPlacedThisCycleIsTheDocumentedDifferen
 // difference is allocate's pipeline set, and it is the same documented difference.
 TEST(KnownDifferencesTest, KaiLosingAPipelineToItsOwnLaterEvictionIsTheDocumentedDifference) {
   const KnownDifferences known = KnownDifferences::Load(KAI_DIFF_KNOWN_DIFFERENCES);
-  Case c;
-  c.run.actions = {"allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"};
-  Outcome kai, quotient;
-  kai.cycles.resize(1);
-  quotient.cycles.resize(1);
+  OneCycle run;
+  const Case& c = run.c;
+  Outcome& kai = run.kai;
+  Outcome& quotient = run.quotient;
   kai.cycles[0].decisions = {{"allocate", "pipeline", "ml/kept", "n1"},
                              {"reclaim", "evict", "ml/p", ""},
                              {"reclaim", "pipeline", "ml/r", "n1"}};
